@@ -1,0 +1,3 @@
+from scim_edge.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,107 @@
+"""Atomic writes: nothing half-written is ever visible under its final name.
+
+A directory (an index, a model) is built in a hidden temporary sibling and renamed
+into place; an existing target is swapped out by rename and only then removed, so a
+reader holding the old one keeps working and a crash at any point leaves either the
+old or the new one, never a mix.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from scim_edge.errors import UserError
+
+TMP_PREFIX = ".tmp-"
+OLD_PREFIX = ".old-"
+
+
+def write_text(path: Path, text: str) -> None:
+    """Write a small text file atomically (temp file + fsync + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def clear_stale(parent: Path, name: str) -> None:
+    """Remove leftovers of killed writers for target `name` (temp and old dirs)."""
+    if not parent.is_dir():
+        return
+    for child in parent.iterdir():
+        if child.name.startswith((f"{TMP_PREFIX}{name}-", f"{OLD_PREFIX}{name}-")):
+            pid = child.name.rsplit("-", 2)[-2] if child.name.count("-") >= 2 else ""
+            if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
+                continue  # another live writer owns it
+            shutil.rmtree(child, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def atomic_dir(target: Path, *, force: bool = False, what: str = "directory") -> Iterator[Path]:
+    """Yield a fresh temporary directory; on success rename it to `target`.
+
+    On any exception (including KeyboardInterrupt) the temporary directory is removed
+    and `target` is untouched. Without `force`, an existing target is an error.
+    """
+    target = Path(target)
+    parent = target.parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create {parent}: {e.strerror or e}") from None
+    if not os.access(parent, os.W_OK):
+        raise UserError(f"cannot write to {parent}: permission denied")
+    if target.exists() and not force:
+        raise UserError(f"{what} already exists: {target}", hint="use --force to replace it")
+    clear_stale(parent, target.name)
+    tmp = parent / f"{TMP_PREFIX}{target.name}-{os.getpid()}-{os.urandom(3).hex()}"
+    tmp.mkdir()
+    try:
+        yield tmp
+        swap_into_place(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def swap_into_place(src: Path, target: Path) -> None:
+    """Rename `src` to `target`, replacing an existing target with two renames."""
+    old: Path | None = None
+    if target.exists():
+        old = target.parent / f"{OLD_PREFIX}{target.name}-{os.getpid()}-{os.urandom(3).hex()}"
+        os.rename(target, old)
+    try:
+        os.rename(src, target)
+    except BaseException:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def is_hidden_temp(name: str) -> bool:
+    return name.startswith((TMP_PREFIX, OLD_PREFIX))

@@ -1,0 +1,140 @@
+"""Shared test fixtures.
+
+- Every test gets its own empty SCIM_EDGE_HOME, so no developer state leaks in.
+- Tests that need ../shared/data skip with a reason when it is absent, and fail instead
+  when SCIM_EDGE_REQUIRE_SHARED=1 (as CI sets it).
+- A network guard fails any test that opens an internet socket; a test may declare
+  loopback use with @pytest.mark.allow_loopback.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+
+
+def shared_file(name: str) -> Path:
+    """Path of a file in ../shared/data, or skip (fail under CI) when it is missing."""
+    path = SHARED_DATA / name
+    if not path.exists():
+        if os.environ.get("SCIM_EDGE_REQUIRE_SHARED") == "1":
+            pytest.fail(f"required shared data missing: {path}")
+        pytest.skip(f"shared data not present: {path}")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path_factory, monkeypatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(home))
+    for name in list(os.environ):
+        if name.startswith("SCIM_EDGE_") and name not in (
+            "SCIM_EDGE_HOME",
+            "SCIM_EDGE_REQUIRE_SHARED",
+            "SCIM_EDGE_SHARED_DATA",
+        ):
+            monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+    return home
+
+
+# ---- network guard --------------------------------------------------------------------
+
+_real_connect = socket.socket.connect
+_real_connect_ex = socket.socket.connect_ex
+_real_sendto = socket.socket.sendto
+
+
+class NetworkUsed(AssertionError):
+    pass
+
+
+def _is_loopback(address) -> bool:
+    host = address[0] if isinstance(address, tuple) else address
+    if not isinstance(host, str):
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def no_network(request, monkeypatch):
+    allow_loopback = request.node.get_closest_marker("allow_loopback") is not None
+
+    def check(sock, address):
+        if sock.family not in (socket.AF_INET, socket.AF_INET6):
+            return  # unix sockets (event-loop self pipes) are not network
+        if allow_loopback and _is_loopback(address):
+            return
+        raise NetworkUsed(f"test opened a network socket to {address!r}")
+
+    def connect(self, address):
+        check(self, address)
+        return _real_connect(self, address)
+
+    def connect_ex(self, address):
+        check(self, address)
+        return _real_connect_ex(self, address)
+
+    def sendto(self, data, *args):
+        check(self, args[-1])
+        return _real_sendto(self, data, *args)
+
+    def getaddrinfo(host, *args, **kwargs):
+        if allow_loopback and _is_loopback(host):
+            return _real_getaddrinfo(host, *args, **kwargs)
+        raise NetworkUsed(f"test resolved a host name: {host!r}")
+
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
+    monkeypatch.setattr(socket.socket, "sendto", sendto)
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    yield
+
+
+_real_getaddrinfo = socket.getaddrinfo
+
+
+# ---- shared indexes -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory) -> Path:
+    """An index built once per session from ../shared/data/enwiki-sample.xml.bz2."""
+    from index_builder.build import build_index
+
+    src = shared_file("enwiki-sample.xml.bz2")
+    out = tmp_path_factory.mktemp("indexes") / "enwiki-sample"
+    build_index(src, out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def demo_index(tmp_path_factory) -> Path:
+    """An index built once per session from the embedded demo dump."""
+    from index_builder.build import build_index
+    from scim_edge.demo import demo_dump_path
+
+    out = tmp_path_factory.mktemp("indexes") / "demo"
+    build_index(demo_dump_path(), out)
+    return out
+
+
+@pytest.fixture
+def qa_dev() -> list[dict]:
+    import json
+
+    path = shared_file("qa-dev.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]

@@ -1,0 +1,96 @@
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from scim_edge import paths
+from scim_edge.atomic import atomic_dir
+from scim_edge.cli import main
+from scim_edge.errors import ConfigError, UserError
+from scim_edge.settings import load_settings, save_config
+
+
+def test_home_follows_env(tmp_path, monkeypatch):
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(tmp_path / "h"))
+    assert paths.indexes_dir() == (tmp_path / "h" / "indexes").resolve()
+    assert paths.models_dir().parent == paths.home()
+
+
+def test_locate_json(capsys):
+    assert main(["locate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["home"] == os.environ["SCIM_EDGE_HOME"]
+    assert out["indexes"].endswith("indexes")
+
+
+def test_bad_flag_is_one_line_exit_2(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["locate", "--no-such-flag"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "unrecognized arguments" in err
+
+
+def test_settings_precedence(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[settings]\ntheta = 0.6\nk1 = 4\n")
+    s = load_settings({"k1": 5}, config_file=cfg, environ={"SCIM_EDGE_T_MAX": "4"})
+    assert (s.theta, s.k1, s.t_max) == (0.6, 5, 4)
+    hs = load_settings({"profile": "high-stakes"}, config_file=cfg, environ={})
+    assert hs.theta == 0.6  # config's explicit theta wins over the profile's 0.80
+    assert hs.weights == (0.15, 0.35, 0.10, 0.30, 0.10)
+    assert load_settings({"profile": "efficiency"}, use_config=False, environ={}).t_max == 2
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [("theta = 1.5", "theta"), ("bogus = 1", "bogus"), ("t_max = 0", "t_max"), ("x = [", None)],
+)
+def test_config_errors_name_the_key(tmp_path, text, key):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_settings(config_file=cfg, environ={})
+    if key:
+        assert key in str(e.value)
+    else:
+        assert "TOML" in str(e.value)
+
+
+def test_save_config_round_trip(tmp_path):
+    path = save_config({"theta": 0.75, "loop": "simrag"}, tmp_path / "c.toml")
+    s = load_settings(config_file=path, environ={})
+    assert s.theta == 0.75 and s.loop == "simrag"
+
+
+def test_atomic_dir_keeps_old_on_failure(tmp_path):
+    target = tmp_path / "idx"
+    with atomic_dir(target) as tmp:
+        (tmp / "a").write_text("old")
+    with pytest.raises(RuntimeError), atomic_dir(target, force=True) as tmp:
+        (tmp / "a").write_text("new")
+        raise RuntimeError("boom")
+    assert (target / "a").read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["idx"]
+    with pytest.raises(UserError):
+        with atomic_dir(target):
+            pass
+
+
+def test_network_guard_blocks_sockets():
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        with pytest.raises(AssertionError, match="network socket"):
+            s.connect(("192.0.2.1", 80))
+    finally:
+        s.close()
+
+
+def test_console_script_runs():
+    r = subprocess.run(
+        [sys.executable, "-m", "scim_edge", "locate"], capture_output=True, text=True, check=False
+    )
+    assert r.returncode == 0 and "indexes" in r.stdout
