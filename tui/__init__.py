@@ -1,0 +1,1 @@
+"""The scim-edge terminal UI (Textual): `tui.app.make_app()` builds it."""

@@ -1,0 +1,439 @@
+"""Pilot tests of the TUI against the real index of enwiki-sample with the extractive
+generator: asking, live iteration cards, evidence, settings, cancel, failures, exports,
+the welcome screen's demo build, and the `tui` command's own errors."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from textual.widgets import Input, OptionList, Select, Static
+
+from scim_edge.engine import Engine
+from scim_edge.errors import UserError
+from scim_edge.settings import Settings
+from scim_edge.types import Answer, IterationRecord
+from tui.app import make_app
+from tui.formatting import highlight, question_words, stop_reason_words
+from tui.screens.settings import SettingsScreen
+from tui.screens.welcome import WelcomeScreen
+from tui.widgets.answer_panel import AnswerPanel
+from tui.widgets.evidence_panel import EvidencePanel
+from tui.widgets.iteration_card import IterationCard
+
+SIZE = (120, 36)
+
+
+def run_async(fn):
+    """Run an async test with asyncio (no async pytest plugin needed)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(fn(*args, **kwargs))
+
+    return wrapper
+
+
+def plain(widget: Static) -> str:
+    content = widget.content
+    return getattr(content, "plain", str(content))
+
+
+def app_for(index: Path, tmp_path: Path, **options):
+    settings = Settings(model="extractive", index=str(index))
+    return make_app(settings, cursor_blink=False, export_dir=tmp_path / "exports", **options)
+
+
+async def ask(pilot, question: str, *, type_it: bool = False) -> None:
+    app = pilot.app
+    field = app.screen.query_one("#question", Input)
+    field.focus()
+    if type_it:
+        await pilot.press(*question)
+    else:
+        field.value = question
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def last_answer(app) -> Answer:
+    answered = [ex for ex in app.exchanges if ex.answer is not None]
+    assert answered, "no question was answered"
+    return answered[-1].answer
+
+
+# ---- asking -----------------------------------------------------------------------------
+
+
+@run_async
+async def test_question_shows_answer_iteration_cards_and_citations(sample_index, qa_dev, tmp_path):
+    item = qa_dev[0]
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await ask(pilot, item["question"], type_it=True)
+        answer = last_answer(app)
+        assert answer.answer.strip()
+
+        view = app.screen.query_one("#exchange-1")
+        panel = view.query_one(AnswerPanel)
+        assert plain(panel.query_one(".answer-text", Static)) == answer.answer
+        meta = plain(panel.query_one(".answer-meta", Static))
+        assert answer.tier.upper() in meta and stop_reason_words(answer) in meta
+        cites = plain(panel.query_one(".answer-citations", Static))
+        assert answer.citations
+        for c in answer.citations:
+            assert c["title"] in cites and c["doc_id"] in cites
+
+        cards = list(view.query(IterationCard))
+        assert len(cards) == len(answer.iterations) >= 1
+        for card, it in zip(cards, answer.iterations, strict=True):
+            assert card.border_title == f"Iteration {it.t} · {it.mode}"
+            timing = card.query_one(".card-timing").plain
+            for step in ("retrieval", "generation", "evaluation", "coordination"):
+                assert step in timing
+            assert "ms" in timing
+            passages = plain(card.query_one(".card-passages", Static))
+            assert "+ new" in passages
+            for title in it.new_titles.values():
+                assert title in passages
+            bars = card.query_one(".score-bars").plain
+            for dim in ("completeness", "consistency", "confidence", "factuality", "coherence"):
+                assert dim in bars
+            assert "θ 0.70" in bars
+            assert plain(card.query_one(".card-decision", Static)).startswith("decision ")
+
+        status = app.screen.query_one("#status").plain
+        assert sample_index.name in status and "passages" in status
+        assert "extractive" in status and "last " in status and "NLTK" in status
+
+
+@run_async
+async def test_evidence_panel_and_settings_change_the_loop(sample_index, qa_dev, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        question = qa_dev[2]["question"]  # Who assassinated Abraham Lincoln?
+        await ask(pilot, question)
+        ex = app.exchanges[-1]
+
+        # Evidence: focus the list, move to another passage, read it with highlights.
+        await pilot.press("ctrl+e")
+        evidence = app.screen.query_one(EvidencePanel)
+        listing = evidence.query_one(OptionList)
+        assert app.focused is listing
+        assert listing.option_count == len(ex.passages)
+        first = evidence.current
+        assert first == ex.cited_ids()[0]
+        await pilot.press("down")
+        await pilot.pause()
+        assert evidence.current != first
+        shown = evidence.passages[evidence.current]
+        text = evidence.query_one("#evidence-text", Static).content
+        assert shown.title in text.plain and shown.text in text.plain
+        marked = {
+            text.plain[s.start : s.end].lower() for s in text.spans if "reverse" in str(s.style)
+        }
+        assert marked and marked <= set(question_words(question))
+
+        # Clicking the second citation of the answer opens that passage.
+        cites = app.screen.query_one("#exchange-1").query_one(".answer-citations", Static)
+        await pilot.click(cites, offset=(6, 3))  # padding, "Citations", [1], [2]
+        await pilot.pause()
+        assert evidence.current == ex.cited_ids()[1]
+
+        # Settings: switch to the standard loop; the next question runs one pass.
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        app.screen.query_one("#loop", Select).value = "standard"
+        await pilot.click("#apply")
+        await pilot.pause()
+        assert not isinstance(app.screen, SettingsScreen)
+        assert app.settings.loop == "standard"
+        await ask(pilot, question)
+        answer = last_answer(app)
+        assert answer.loop == "standard" and len(answer.iterations) == 1
+        assert len(list(app.screen.query_one("#exchange-2").query(IterationCard))) == 1
+
+        # Save writes the config file, keeping keys it does not show.
+        from scim_edge import paths
+
+        paths.config_path().write_text("[settings]\nk1 = 4\n", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#theta", Input).value = "0.75"
+        await pilot.click("#save")
+        await pilot.pause()
+        saved = paths.config_path().read_text(encoding="utf-8")
+        assert 'loop = "standard"' in saved and "theta = 0.75" in saved and "k1 = 4" in saved
+        assert app.settings.theta == 0.75
+
+
+@run_async
+async def test_settings_rejects_a_bad_value_without_closing(sample_index, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#theta", Input).value = "1.5"
+        await pilot.click("#apply")
+        await pilot.pause()
+        assert isinstance(app.screen, SettingsScreen)
+        assert "theta" in plain(app.screen.query_one("#settings-error", Static))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.settings.theta == 0.70
+
+
+# ---- cancel and failures ----------------------------------------------------------------
+
+
+class GatedEngine:
+    """The real engine, held after the first event of the first question until `gate`
+    opens, so a test can cancel a question that is really running."""
+
+    def __init__(self, inner: Engine, gate: threading.Event) -> None:
+        self.inner, self.gate = inner, gate
+        self.retriever, self.generator = inner.retriever, inner.generator
+        self.index_name, self.settings = inner.index_name, inner.settings
+        self.calls = 0
+
+    def ask(self, question, settings=None):
+        self.calls += 1
+        first = self.calls == 1
+        for n, event in enumerate(self.inner.ask(question, settings)):
+            yield event
+            if first and n == 0:
+                self.gate.wait(20)
+
+
+@run_async
+async def test_cancelling_a_running_question_leaves_the_app_usable(sample_index, qa_dev, tmp_path):
+    settings = Settings(model="extractive", index=str(sample_index))
+    gate = threading.Event()
+    engine = GatedEngine(Engine.open(settings), gate)
+    app = make_app(settings, engine, cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        field = app.screen.query_one("#question", Input)
+        field.value = qa_dev[0]["question"]
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if app.exchanges and app.exchanges[0].events:
+                break
+        assert app.exchanges[0].running
+        indicator = app.screen.query_one("#exchange-1").timeline.indicator
+        assert indicator.display and "iteration 1" in plain(indicator)
+        await pilot.press("escape")
+        await pilot.pause()
+        ex = app.exchanges[0]
+        assert ex.cancelled and ex.answer is None
+        assert app.screen.query_one("#exchange-1").query(".exchange-cancelled")
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert ex.answer is None  # events after the cancel were dropped
+
+        await ask(pilot, qa_dev[2]["question"])
+        assert app.exchanges[1].answer is not None
+        assert app.screen.query_one("#exchange-2").query(AnswerPanel)
+
+
+@run_async
+async def test_index_removed_while_running_shows_an_error(sample_index, qa_dev, tmp_path):
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    app = app_for(index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()  # the engine is open
+        assert app.engine is not None
+        shutil.rmtree(index)
+        await ask(pilot, qa_dev[0]["question"])
+        assert app.is_running
+        ex = app.exchanges[0]
+        assert ex.error and "is gone" in ex.error
+        error = app.screen.query_one("#exchange-1").query_one(".exchange-error", Static)
+        assert "Error:" in plain(error) and str(index) in plain(error)
+
+        # Restore the index: the next question reopens it and is answered.
+        shutil.copytree(sample_index, index)
+        await ask(pilot, qa_dev[2]["question"])
+        assert app.exchanges[1].answer is not None
+
+
+class CrashingEngine(GatedEngine):
+    """The real engine whose retriever fails (as a vanished segment file would) after the
+    first iteration started: an unexpected exception inside the worker."""
+
+    def ask(self, question, settings=None):
+        for n, event in enumerate(self.inner.ask(question, settings)):
+            yield event
+            if n == 0:
+                raise OSError(2, "No such file or directory", "idx/meta.json")
+
+
+@run_async
+async def test_a_crashing_worker_shows_the_error_and_the_app_survives(sample_index, qa_dev):
+    settings = Settings(model="extractive", index=str(sample_index))
+    app = make_app(
+        settings, CrashingEngine(Engine.open(settings), threading.Event()), cursor_blink=False
+    )
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, qa_dev[0]["question"])
+        assert app.is_running
+        assert "FileNotFoundError" in (app.exchanges[0].error or "")
+        assert app.screen.query_one("#exchange-1").query(".exchange-error")
+        # The input still works: an empty question is refused with a message, not a crash.
+        await ask(pilot, "   ")
+        assert len(app.exchanges) == 1
+
+
+# ---- copy, export, help -----------------------------------------------------------------
+
+
+@run_async
+async def test_copy_and_export_the_session(sample_index, qa_dev, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, qa_dev[0]["question"])
+        answer = last_answer(app)
+        await pilot.press("ctrl+y")
+        assert app.clipboard.startswith(answer.answer)
+        assert answer.citations[0]["doc_id"] in app.clipboard
+
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        md = sorted((tmp_path / "exports").glob("session-*.md"))
+        js = sorted((tmp_path / "exports").glob("session-*.json"))
+        assert len(md) == len(js) == 1
+        text = md[0].read_text(encoding="utf-8")
+        assert qa_dev[0]["question"] in text and answer.answer in text
+        doc = json.loads(js[0].read_text(encoding="utf-8"))
+        (entry,) = doc["session"]
+        assert entry["answer"]["answer"] == answer.answer
+        kinds = [e["kind"] for e in entry["events"]]
+        assert kinds[0] == "iteration_started" and "retrieved" in kinds and "decided" in kinds
+        assert not list((tmp_path / "exports").glob(".tmp-*"))
+
+        await pilot.press("f1")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MainScreen"
+
+
+# ---- first run --------------------------------------------------------------------------
+
+
+@run_async
+async def test_welcome_screen_builds_the_demo_index(isolated_home):
+    from tui.messages import BuildFinished, BuildProgress
+
+    seen: list = []
+    app = make_app(Settings(model="extractive"), cursor_blink=False)
+    hook = seen.append
+    async with app.run_test(size=SIZE, message_hook=hook) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        await pilot.click("#build-demo")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await app.workers.wait_for_complete()  # the engine opens after the build
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MainScreen"
+        assert (isolated_home / "indexes" / "demo").is_dir()
+        assert app.settings.index == "demo"
+        progress = [m for m in seen if isinstance(m, BuildProgress)]
+        assert progress and progress[-1].fraction == pytest.approx(1.0)
+        assert any(isinstance(m, BuildFinished) for m in seen)
+        status = app.screen.query_one("#status").plain
+        assert "demo" in status and "passages" in status
+
+
+@run_async
+async def test_welcome_screen_reports_a_missing_dump(isolated_home):
+    app = make_app(Settings(model="extractive"), cursor_blink=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#dump-path", Input).value = str(isolated_home / "nope.xml.bz2")
+        await pilot.click("#build-dump")
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        assert "No such file" in plain(app.screen.query_one("#build-message", Static))
+
+
+# ---- plain-words helpers and the command ------------------------------------------------
+
+
+def _answer(status: str, stop: str, decisions: list[str]) -> Answer:
+    its = [
+        IterationRecord(t, "initial", [], [], [], "x", {}, d, {})
+        for t, d in enumerate(decisions, 1)
+    ]
+    return Answer("q", "x", status, stop, "low", 0.4, [], "extractive", "i", its, {})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("status", "stop", "decisions", "words"),
+    [
+        ("accepted", "accepted", ["continue", "accept"], "accepted at iteration 2"),
+        (
+            "force_accepted",
+            "budget",
+            ["continue"] * 2 + ["force_accept"],
+            "best answer after 3 iterations",
+        ),
+        (
+            "force_accepted",
+            "quality_declined",
+            ["continue", "force_accept"],
+            "stopped: quality declined",
+        ),
+        (
+            "insufficient_evidence",
+            "no_evidence",
+            ["stop"],
+            "Insufficient evidence to answer reliably.",
+        ),
+    ],
+)
+def test_stop_reason_in_plain_words(status, stop, decisions, words):
+    assert stop_reason_words(_answer(status, stop, decisions)) == words
+
+
+def test_highlight_marks_whole_question_words_only():
+    words = question_words("When was the Eiffel Tower built?")
+    assert set(words) == {"eiffel", "tower", "built"}
+    content = highlight("The Eiffel tower was built; towers differ.", words)
+    marked = [content.plain[s.start : s.end] for s in content.spans]
+    assert marked == ["Eiffel", "tower", "built"]
+
+
+def test_tui_command_refuses_a_missing_index_and_a_non_terminal():
+    from scim_edge.cli import main
+
+    with pytest.raises(UserError):
+        from scim_edge.commands import tui as tui_command
+
+        tui_command.run(
+            type("A", (), {"index": "nope", "model": None, "loop": None, "profile": None})()
+        )
+    assert main(["tui", "--index", "nope"]) == 2
+    done = subprocess.run(
+        [sys.executable, "-m", "scim_edge"],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "interactive terminal" in done.stderr

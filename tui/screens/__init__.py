@@ -1,0 +1,1 @@
+"""Screens of the scim-edge TUI, one per module."""

@@ -1,0 +1,1 @@
+"""Widgets of the scim-edge TUI, one per module."""

@@ -1,0 +1,82 @@
+"""The evidence panel: pick a cited or retrieved passage and read it in full.
+
+The question's words are highlighted so a reader can check the answer against its
+source; title and section head the text.
+"""
+
+from __future__ import annotations
+
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from scim_edge.types import Passage
+from tui.formatting import highlight, one_line, question_words
+
+
+class EvidencePanel(Vertical):
+    DEFAULT_CLASSES = "evidence-panel"
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.border_title = "Evidence"
+        self.passages: dict[str, Passage] = {}
+        self.question = ""
+        self.current: str | None = None
+
+    def compose(self):
+        yield OptionList(id="evidence-list")
+        with VerticalScroll(id="evidence-scroll"):
+            yield Static(
+                Content.styled("Ask a question; its passages appear here.", "dim"),
+                id="evidence-text",
+            )
+
+    def show_passages(self, question: str, passages: dict[str, Passage], cited: list[str]) -> None:
+        """List `passages`, cited ones first (★), and open the first."""
+        self.question = question
+        self.passages = dict(passages)
+        order = [d for d in cited if d in passages] + [d for d in passages if d not in cited]
+        options = []
+        for doc_id in order:
+            p = passages[doc_id]
+            mark = "★ " if doc_id in cited else "· "
+            options.append(Option(f"{mark}{one_line(p.title, 48)}  ({doc_id})", id=doc_id))
+        listing = self.query_one("#evidence-list", OptionList)
+        listing.clear_options()
+        listing.add_options(options)
+        self.border_subtitle = f"{len(cited)} cited · {len(passages)} retrieved"
+        if order:
+            listing.highlighted = 0
+            self.open_passage(order[0])
+
+    def open_passage(self, doc_id: str) -> bool:
+        p = self.passages.get(doc_id)
+        if p is None:
+            return False
+        self.current = doc_id
+        listing = self.query_one("#evidence-list", OptionList)
+        try:
+            idx = listing.get_option_index(doc_id)
+        except Exception:  # noqa: BLE001 - an option missing from the list is harmless
+            idx = None
+        if idx is not None and listing.highlighted != idx:
+            listing.highlighted = idx
+        head = Content.assemble(
+            (p.title, "bold"),
+            (f" · {p.section}" if p.section else "", "italic"),
+            (f"\n{p.doc_id}\n\n", "dim"),
+        )
+        self.query_one("#evidence-text", Static).update(
+            head + highlight(p.text, question_words(self.question))
+        )
+        self.query_one("#evidence-scroll", VerticalScroll).scroll_home(animate=False)
+        return True
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option.id and event.option.id != self.current:
+            self.open_passage(event.option.id)
+
+    def focus_list(self) -> None:
+        self.query_one("#evidence-list", OptionList).focus()

@@ -1,0 +1,175 @@
+"""One card per loop iteration, filled in live as that iteration's events arrive."""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from scim_edge.types import (
+    Critiqued,
+    Decided,
+    Generated,
+    Passage,
+    Regenerated,
+    Retrieved,
+    Scored,
+)
+from tui.formatting import one_line, timing_items
+from tui.widgets.item_row import ItemRow
+from tui.widgets.score_bars import ScoreBars
+
+DECISION_WORDS = {
+    "accept": ("✔ accept", "$success"),
+    "continue": ("↻ continue", "$warning"),
+    "force_accept": ("⚑ force-accept", "$warning"),
+    "reject": ("✘ reject", "$error"),
+    "stop": ("■ stop", "$error"),
+}
+
+REASON_WORDS = {
+    "accepted": "Q ≥ θ",
+    "fast_path": "first answer above the fast-path threshold",
+    "budget": "T_max reached below θ: best answer so far",
+    "quality_declined": "Q fell by δ or more: the previous answer is kept",
+    "no_new_evidence": "no new passages: another try cannot change the answer",
+    "no_evidence": "no passage matches the question",
+    "continue": "Q < θ: retrieve again",
+    "single_pass": "one pass, no quality stop",
+    "fixed_iterations": "fixed iteration count reached",
+}
+
+
+def passage_link(p: Passage) -> tuple[str, str]:
+    """A title that opens the passage in the evidence panel when clicked."""
+    return (p.title or p.doc_id, f"underline @click=app.show_passage('{p.doc_id}')")
+
+
+class IterationCard(Vertical):
+    DEFAULT_CLASSES = "iteration-card"
+
+    def __init__(self, t: int, mode: str, queries: list[str], theta: float | None) -> None:
+        super().__init__()
+        self.t = t
+        self.mode = mode
+        self.theta = theta
+        self.timing: dict[str, float] = {}
+        self.decision: str | None = None
+        self.border_title = f"Iteration {t} · {mode}"
+        self._queries = Static(classes="card-queries")
+        self._passages = Static(classes="card-passages")
+        self._answer = Static(classes="card-answer")
+        self._scores = ScoreBars()
+        self._verdict = Static(classes="card-verdict")
+        self._decision = Static(classes="card-decision")
+        self._timing = ItemRow(classes="card-timing")
+        for w in (self._passages, self._answer, self._verdict, self._decision, self._timing):
+            w.display = False
+        self.set_queries(queries)
+
+    def compose(self):
+        yield self._queries
+        yield self._passages
+        yield self._answer
+        yield self._scores
+        yield self._verdict
+        yield self._decision
+        yield self._timing
+
+    # ---- event handlers (called by the timeline) -------------------------------------
+
+    def set_queries(self, queries: list[str]) -> None:
+        parts: list = [("queries ", "dim")]
+        for n, q in enumerate(queries or ["(the question)"]):
+            if n:
+                parts.append((" | ", "dim"))
+            parts.append((one_line(q, 160), "italic"))
+        self._queries.update(Content.assemble(*parts))
+
+    def set_retrieved(self, ev: Retrieved, titles: dict[str, str]) -> None:
+        if ev.queries:
+            self.set_queries(ev.queries)
+        parts: list = []
+        new_ids = {p.doc_id for p in ev.new_passages}
+        for p in ev.new_passages:
+            section = f" · {p.section}" if p.section else ""
+            parts += [
+                ("+ new ", "bold $success"),
+                passage_link(p),
+                (f"{section}", "dim"),
+                (f"  {p.doc_id}\n", "dim"),
+            ]
+        if not ev.new_passages:
+            parts.append(("no new passages found\n", "$warning"))
+        kept = [d for d in ev.doc_ids if d not in new_ids]
+        if kept:
+            counts: dict[str, int] = {}
+            for d in kept:
+                title = one_line(titles.get(d, d), 40)
+                counts[title] = counts.get(title, 0) + 1
+            names = ", ".join(f"{t} ×{n}" if n > 1 else t for t, n in counts.items())
+            parts.append((f"  kept {len(kept)} earlier: {names}", "dim"))
+        self._passages.update(Content.assemble(*parts).rstrip())
+        self._passages.display = True
+        self._add_time("retrieval", ev.ms)
+
+    def set_generated(self, ev: Generated) -> None:
+        self._answer.update(Content.assemble(("answer ", "dim"), one_line(ev.answer)))
+        self._answer.display = True
+        self._add_time("generation", ev.ms)
+
+    def set_scored(self, ev: Scored) -> None:
+        self._scores.show_scores(ev.report.scores(), self.theta)
+        self._add_time("evaluation", ev.ms)
+
+    def set_critiqued(self, ev: Critiqued) -> None:
+        v = ev.verdict
+        parts: list = [("critic ", "dim")]
+        parts.append(("approves", "bold $success") if v.accept else ("rejects", "bold $error"))
+        if v.form_only:
+            parts.append((" (form only)", "dim"))
+        if v.issues:
+            parts.append(": " + "; ".join(v.issues))
+        elif v.reason:
+            parts.append(": " + v.reason)
+        self._verdict.update(Content.assemble(*parts))
+        self._verdict.display = True
+        self._add_time("evaluation", ev.ms)
+
+    def set_regenerated(self, ev: Regenerated) -> None:
+        self._answer.update(
+            Content.assemble(
+                ("answer ", "dim"),
+                (one_line(ev.original, 120), "strike dim"),
+                ("\nrevised ", "dim"),
+                one_line(ev.revised),
+            )
+        )
+        self._answer.display = True
+
+    def set_decided(self, ev: Decided) -> None:
+        rec = ev.record
+        self.decision = ev.decision
+        if rec.answer and not self._answer.display:
+            self._answer.update(Content.assemble(("answer ", "dim"), one_line(rec.answer)))
+            self._answer.display = True
+        if rec.scores:
+            self._scores.show_scores(rec.scores, self.theta)
+        words, style = DECISION_WORDS.get(ev.decision, (ev.decision, "bold"))
+        parts: list = [("decision ", "dim"), (words, f"bold {style}")]
+        if ev.reason:
+            parts.append(f" — {REASON_WORDS.get(ev.reason, one_line(ev.reason, 200))}")
+        self._decision.update(Content.assemble(*parts))
+        self._decision.display = True
+        if rec.timing_ms:
+            self.timing = dict(rec.timing_ms)
+            self._show_timing()
+        self.set_class(True, f"-decision-{ev.decision.replace('_', '-')}")
+
+    def _add_time(self, key: str, ms: float) -> None:
+        self.timing[key] = self.timing.get(key, 0.0) + float(ms)
+        self._show_timing()
+
+    def _show_timing(self) -> None:
+        self._timing.set_items(timing_items(self.timing))
+        self._timing.display = True
