@@ -70,6 +70,8 @@ class Settings:
     delta: float = 0.05
     fast_path: bool = False
     fast_path_threshold: float = 0.75
+    augment_threshold: float = 0.7  # completeness below this -> augment mode
+    refine_threshold: float = 0.6  # consistency or factuality below this -> refine mode
     # retrieval
     k1: int = 3
     k2: int = 2
@@ -160,12 +162,30 @@ def validate(s: Settings) -> Settings:
     def bad(key: str, why: str) -> ConfigError:
         return ConfigError(f"setting '{key}' {why} (got {getattr(s, key)!r})")
 
-    for key in ("theta", "delta", "alpha", "fast_path_threshold"):
+    for key in (
+        "theta",
+        "delta",
+        "alpha",
+        "fast_path_threshold",
+        "augment_threshold",
+        "refine_threshold",
+    ):
         if not 0.0 <= getattr(s, key) <= 1.0:
             raise bad(key, "must be between 0 and 1")
-    for key in ("t_max", "k1", "k2", "num_beams", "max_new_tokens", "max_iterations",
-                "critic_max_tokens", "passage_max_tokens", "input_max_tokens", "passage_words",
-                "l_target", "candidates"):
+    for key in (
+        "t_max",
+        "k1",
+        "k2",
+        "num_beams",
+        "max_new_tokens",
+        "max_iterations",
+        "critic_max_tokens",
+        "passage_max_tokens",
+        "input_max_tokens",
+        "passage_words",
+        "l_target",
+        "candidates",
+    ):
         if getattr(s, key) <= 0:
             raise bad(key, "must be a positive integer")
     if s.min_new_tokens < 0 or s.min_new_tokens > s.max_new_tokens:
@@ -174,8 +194,14 @@ def validate(s: Settings) -> Settings:
         raise bad("threads", "must be a positive integer")
     if any(w < 0 for w in s.weights) or abs(sum(s.weights) - 1.0) > 1e-6:
         raise bad("weights", "must be five non-negative numbers summing to 1")
-    choices = {"profile": tuple(PROFILES), "loop": LOOPS, "critic": CRITICS,
-               "retriever": RETRIEVERS, "reranker": RERANKERS, "rewriter": REWRITERS}
+    choices = {
+        "profile": tuple(PROFILES),
+        "loop": LOOPS,
+        "critic": CRITICS,
+        "retriever": RETRIEVERS,
+        "reranker": RERANKERS,
+        "rewriter": REWRITERS,
+    }
     for key, allowed in choices.items():
         if getattr(s, key) not in allowed:
             raise bad(key, f"must be one of {', '.join(allowed)}")
@@ -204,9 +230,12 @@ def read_env(environ: dict[str, str] | None = None) -> dict[str, Any]:
     environ = dict(os.environ if environ is None else environ)
     out: dict[str, Any] = {}
     for name, value in environ.items():
-        if name.startswith("SCIM_EDGE_") and name not in ("SCIM_EDGE_HOME", "SCIM_EDGE_CONFIG",
-                                                           "SCIM_EDGE_REQUIRE_SHARED"):
-            key = name[len("SCIM_EDGE_"):].lower()
+        if name.startswith("SCIM_EDGE_") and name not in (
+            "SCIM_EDGE_HOME",
+            "SCIM_EDGE_CONFIG",
+            "SCIM_EDGE_REQUIRE_SHARED",
+        ):
+            key = name[len("SCIM_EDGE_") :].lower()
             if key in _FIELDS:
                 out[key] = value
     return out

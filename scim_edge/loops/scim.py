@@ -1,0 +1,366 @@
+"""SCIM (Self-Correcting Iterative Mechanism) and its baselines on one retriever,
+generator and prompt.
+
+Loops (`make_scim_family_loop(name, settings, engine)`):
+- `scim`: iteration 1 retrieves k1 passages for the question; each later iteration adds
+  k2 passages found by *augment* (completeness < 0.7: the missing question keywords) or
+  *refine* (consistency < 0.6 or factuality < 0.6: alternative sources for the answer's
+  unsupported words), augment when neither applies. After every generation the answer is
+  scored on the five dimensions and Algorithm 1 decides.
+- `single-dim`: the same, with one question–answer relevance score for every dimension.
+- `fixed-1`, `fixed-2`, `fixed-3`: SCIM's adaptive retrieval for exactly N iterations.
+- `standard`: one pass with k1 passages.
+- `iter-retgen`: t_max iterations, no quality stop; each later iteration retrieves k2 new
+  passages with the question plus the previous answer and regenerates from all of them.
+
+Algorithm 1 (θ = settings.theta, T_max = settings.t_max, δ = settings.delta):
+1. Q ≥ θ → ACCEPT;
+2. else t ≥ T_max → FORCE-ACCEPT (budget);
+3. else t > 1 and Q_t ≤ Q_{t−1} − δ → FORCE-ACCEPT (decline), returning the previous
+   iteration's answer;
+4. else CONTINUE.
+With `settings.fast_path`, Q₁ ≥ settings.fast_path_threshold returns at once.
+
+stop_reason values:
+- `accepted`: Q ≥ θ (status accepted);
+- `fast_path`: Q₁ ≥ the fast-path threshold (status accepted);
+- `budget`: t reached T_max below θ (status force_accepted);
+- `quality_declined`: Q fell by at least δ; the previous answer is returned
+  (status force_accepted);
+- `no_new_evidence`: a later retrieval found no passage not already used, so another
+  generation could not change the answer (status force_accepted; scim and single-dim);
+- `no_evidence`: no passage shares a word with the question (status
+  insufficient_evidence, answer INSUFFICIENT_EVIDENCE);
+- `single_pass`: `standard` after its one pass (status accepted);
+- `fixed_iterations`: `fixed-N` and `iter-retgen` after their iteration count
+  (status accepted);
+
+An answer served from the efficiency profile's cache keeps its stored status and
+stop_reason and says `bindings["cache"] == "hit"`.
+
+Force-accepted answers carry an uncertainty disclaimer. Profiles add: a hallucination
+warning when the final answer's consistency is below `settings.hallucination_warning`
+(high-stakes), `needs_review` on force-accept (high-stakes), and an answer cache keyed by
+(question, index, model) under `paths.cache_dir()` (efficiency).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from scim_edge import paths
+from scim_edge import query_formulation as qf
+from scim_edge.atomic import write_text
+from scim_edge.errors import UserError
+from scim_edge.loops.base import (
+    NO_EVIDENCE_DISCLAIMER,
+    REVIEW_NOTE,
+    Run,
+    force_accept_disclaimer,
+    hallucination_warning,
+    make_bindings,
+    ms_since,
+)
+from scim_edge.quality import Evaluator, RelevanceEvaluator, tier
+from scim_edge.settings import Settings
+from scim_edge.types import (
+    Answer,
+    Decided,
+    Event,
+    Final,
+    Generated,
+    IterationRecord,
+    IterationStarted,
+    Passage,
+    QualityReport,
+    Retrieved,
+    Scored,
+    StepStarted,
+)
+
+if TYPE_CHECKING:
+    from scim_edge.engine import Engine
+
+SCIM_FAMILY = ("scim", "standard", "iter-retgen", "fixed-1", "fixed-2", "fixed-3", "single-dim")
+
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Decision:
+    decision: str  # accept | continue | force_accept
+    reason: str  # a stop_reason, or "continue"
+    revert: bool = False  # return the previous iteration's answer
+
+
+def algorithm1(
+    t: int,
+    q: float,
+    q_prev: float | None,
+    *,
+    theta: float,
+    t_max: int,
+    delta: float,
+    fast_path: float | None = None,
+) -> Decision:
+    """SCIM's decision policy; `fast_path` is the Q₁ threshold of the two-tier fast path."""
+    if fast_path is not None and t == 1 and q >= fast_path:
+        return Decision("accept", "fast_path")
+    if q >= theta:
+        return Decision("accept", "accepted")
+    if t >= t_max:
+        return Decision("force_accept", "budget")
+    if t > 1 and q_prev is not None and q <= q_prev - delta + _EPS:
+        return Decision("force_accept", "quality_declined", revert=True)
+    return Decision("continue", "continue")
+
+
+def next_mode(report: QualityReport, settings: Settings) -> str:
+    """augment when the answer misses question keywords, refine when it is unsupported or
+    thin on facts, augment otherwise."""
+    if report.completeness < settings.augment_threshold:
+        return "augment"
+    refine_below = settings.refine_threshold
+    if report.consistency < refine_below or report.factuality < refine_below:
+        return "refine"
+    return "augment"
+
+
+@dataclass
+class _Iteration:
+    t: int
+    answer: str
+    report: QualityReport
+    passages: list[Passage]
+
+
+class ScimFamilyLoop:
+    def __init__(self, name: str, settings: Settings, engine: Engine) -> None:
+        if name not in SCIM_FAMILY:
+            raise UserError(f"unknown loop '{name}' (choose from {', '.join(SCIM_FAMILY)})")
+        self.name = name
+        self.settings = settings
+        self.engine = engine
+        self.single_dim = name == "single-dim"
+        self.evaluator: Any = (
+            RelevanceEvaluator(settings) if self.single_dim else Evaluator(settings)
+        )
+        if name == "standard":
+            self.iterations = 1
+        elif name.startswith("fixed-"):
+            self.iterations = int(name.split("-")[1])
+        else:
+            self.iterations = settings.t_max
+        self.quality_stop = name in ("scim", "single-dim")
+        self.adaptive = name not in ("standard", "iter-retgen")
+
+    # -- bindings -------------------------------------------------------------------
+    def bindings(self) -> dict[str, str]:
+        rewriter = {
+            "standard": "none",
+            "iter-retgen": "question+previous answer",
+        }.get(self.name, "scim augment/refine")
+        return make_bindings(
+            self.engine,
+            self.settings,
+            evaluator=self.evaluator.name,
+            critic="none",
+            rewriter=rewriter,
+            reranker="hybrid lexical",
+        )
+
+    # -- the loop -------------------------------------------------------------------
+    def run(self, question: str) -> Iterator[Event]:
+        s = self.settings
+        cache_path = self._cache_path(question) if s.cache_answers else None
+        if cache_path is not None:
+            cached = _read_cached(cache_path)
+            if cached is not None:
+                yield Final(cached)
+                return
+        run = Run(question, self.name, s, self.engine, bindings=self.bindings())
+        retriever = self.engine.retriever
+        generator = self.engine.generator
+        formulation = qf.initial(question)
+        prev: _Iteration | None = None
+        for t in range(1, self.iterations + 1):
+            run.begin_iteration()
+            k = s.k1 if t == 1 else s.k2
+            yield from run.out(IterationStarted(t, formulation.mode, list(formulation.queries)))
+            yield from run.out(StepStarted(t, "retrieve"))
+            t0 = time.perf_counter()
+            with run.step("retrieve"):
+                found = qf.retrieve(retriever, formulation, k, run.seen_ids, s.candidates, question)
+                added = run.add(found)
+            yield from run.out(
+                Retrieved(t, formulation.mode, list(formulation.queries), added, run.doc_ids,
+                          ms_since(t0))
+            )  # fmt: skip
+            if not run.passages:
+                rec = run.record(t, formulation.mode, formulation.queries, added, "",
+                                 _zero_scores(), "force_accept")  # fmt: skip
+                yield from run.out(Decided(t, "force_accept", "no_evidence", rec))
+                run.disclaimers.append(NO_EVIDENCE_DISCLAIMER)
+                yield run.finish(answer="", status="insufficient_evidence",
+                                 stop_reason="no_evidence", quality=0.0, tier="low")  # fmt: skip
+                return
+            if prev is not None and not added and self.quality_stop:
+                rec = run.record(t, formulation.mode, formulation.queries, added, prev.answer,
+                                 prev.report.scores(), "force_accept")  # fmt: skip
+                yield from run.out(Decided(t, "force_accept", "no_new_evidence", rec))
+                yield self._finish(run, prev, "force_accept", "no_new_evidence", question)
+                return
+
+            yield from run.out(StepStarted(t, "generate"))
+            with run.step("generate"):
+                gen = generator.generate(question, list(run.passages))
+            answer = gen.text.strip()
+            yield from run.out(Generated(t, answer, gen.ms, gen.input_tokens, gen.output_tokens))
+
+            yield from run.out(StepStarted(t, "evaluate"))
+            t0 = time.perf_counter()
+            with run.step("evaluate"):
+                report = self.evaluator.score(question, answer, run.passages)
+            yield from run.out(Scored(t, report, ms_since(t0)))
+
+            current = _Iteration(t, answer, report, list(run.passages))
+            decision = self._decide(t, report, prev)
+            rec = run.record(t, formulation.mode, formulation.queries, added, answer,
+                             report.scores(), decision.decision)  # fmt: skip
+            yield from run.out(Decided(t, decision.decision, decision.reason, rec))
+            if decision.decision != "continue":
+                chosen = prev if decision.revert and prev is not None else current
+                yield self._finish(run, chosen, decision.decision, decision.reason, question)
+                return
+            formulation = self._next_formulation(question, answer, report, run)
+            prev = current
+        raise AssertionError("the loop ends with a decision")  # pragma: no cover
+
+    def _decide(self, t: int, report: QualityReport, prev: _Iteration | None) -> Decision:
+        s = self.settings
+        if self.quality_stop:
+            return algorithm1(
+                t,
+                report.quality,
+                prev.report.quality if prev else None,
+                theta=s.theta,
+                t_max=s.t_max,
+                delta=s.delta,
+                fast_path=s.fast_path_threshold if s.fast_path else None,
+            )
+        if t >= self.iterations:
+            reason = "single_pass" if self.name == "standard" else "fixed_iterations"
+            return Decision("accept", reason)
+        return Decision("continue", "continue")
+
+    def _next_formulation(
+        self, question: str, answer: str, report: QualityReport, run: Run
+    ) -> qf.Formulation:
+        if not self.adaptive:
+            return qf.with_answer(question, answer)
+        if next_mode(report, self.settings) == "refine":
+            return qf.refine(question, answer, run.passages)
+        return qf.augment(question, answer)
+
+    def _finish(
+        self, run: Run, chosen: _Iteration, decision: str, reason: str, question: str
+    ) -> Final:
+        s = self.settings
+        status = "force_accepted" if decision == "force_accept" else "accepted"
+        needs_review = False
+        if status == "force_accepted":
+            run.disclaimers.append(force_accept_disclaimer(reason))
+            if s.review_force_accepted:
+                needs_review = True
+                run.disclaimers.append(REVIEW_NOTE.format(profile=s.profile))
+        if (
+            s.hallucination_warning is not None
+            and not self.single_dim
+            and chosen.report.consistency < s.hallucination_warning
+        ):
+            run.warnings.append(
+                hallucination_warning(
+                    chosen.report.consistency, s.hallucination_warning,
+                    chosen.report.unsupported_words,
+                )
+            )  # fmt: skip
+        final = run.finish(
+            answer=chosen.answer,
+            status=status,
+            stop_reason=reason,
+            quality=chosen.report.quality,
+            tier=chosen.report.tier or tier(chosen.report.quality),
+            cited=chosen.passages,
+            needs_review=needs_review,
+        )
+        if s.cache_answers:
+            path = self._cache_path(question)
+            if path is not None:
+                _write_cached(path, final.answer)
+        return final
+
+    # -- efficiency profile: answer cache ---------------------------------------------
+    def _cache_path(self, question: str):
+        key_parts = [
+            question,
+            str(getattr(self.engine, "index_name", "")),
+            str(getattr(self.engine.retriever, "passage_count", "")),
+            str(getattr(self.engine.generator, "name", "")),
+            self.name,
+        ]
+        key = hashlib.sha256("\x1f".join(key_parts).encode("utf-8")).hexdigest()
+        return paths.cache_dir() / "answers" / f"{key}.json"
+
+
+def _zero_scores() -> dict[str, float]:
+    return {"completeness": 0.0, "consistency": 0.0, "confidence": 0.0, "factuality": 0.0,
+            "coherence": 0.0, "quality": 0.0}  # fmt: skip
+
+
+def _write_cached(path, answer: Answer) -> None:
+    try:
+        write_text(path, json.dumps(answer.to_dict(with_passages=True), ensure_ascii=False))
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def _read_cached(path) -> Answer | None:
+    t0 = time.perf_counter()
+    try:
+        d = json.loads(path.read_text(encoding="utf-8"))
+        iterations = [IterationRecord(**it) for it in d["iterations"]]
+        passages = [Passage(**p) for p in d.get("passages", [])]
+        bindings = dict(d.get("bindings", {}))
+        bindings["cache"] = "hit"
+        return Answer(
+            question=d["question"],
+            answer=d["answer"],
+            status=d["status"],
+            stop_reason=d["stop_reason"],
+            tier=d["tier"],
+            quality=float(d["quality"]),
+            citations=list(d["citations"]),
+            generator=d["generator"],
+            index=d["index"],
+            iterations=iterations,
+            timing_ms={"total": round(ms_since(t0), 3), "cached_total": d["timing_ms"]["total"]},
+            loop=d.get("loop", "scim"),
+            profile=d.get("profile", "efficiency"),
+            disclaimers=list(d.get("disclaimers", [])),
+            warnings=list(d.get("warnings", [])),
+            needs_review=bool(d.get("needs_review", False)),
+            bindings=bindings,
+            passages=passages,
+            trace=list(d.get("trace", [])),
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def make_scim_family_loop(name: str, settings: Settings, engine: Engine) -> ScimFamilyLoop:
+    return ScimFamilyLoop(name, settings, engine)

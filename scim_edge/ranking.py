@@ -1,0 +1,76 @@
+"""The hybrid lexical score that orders BM25 candidates before the top k are taken.
+
+    hybrid(d, q) = 0.7·|content(d) ∩ content(q)| / |content(q)| + 0.3·sim(title(d), q)
+
+sim(title, q) is the share of the title's content words that occur in q, and 1 when the
+whole title appears in q as a phrase: a question naming "Abraham Lincoln" ranks the
+article of that title above pages that merely mention him. Content words are compared by
+their Porter stems, so "assassinated" in a question meets "assassination" in a passage
+(the index's BM25 analyzer stems the same way). Ties keep the retriever's (BM25) order.
+Passage ids already seen are never returned again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from functools import lru_cache
+
+from scim_edge import textutil as tu
+from scim_edge.types import Passage
+
+CONTENT_WEIGHT = 0.7
+TITLE_WEIGHT = 0.3
+
+
+@lru_cache(maxsize=8192)
+def passage_content(doc_id: str, text: str) -> frozenset[str]:
+    """Content-word stems of a passage, cached by id (texts are immutable per id)."""
+    return tu.stem_set(text)
+
+
+def title_similarity(title: str, query: str) -> float:
+    t_words = tu.stem_set(title)
+    if not t_words:
+        return 0.0
+    q_low = " " + " ".join(w.lower() for w in tu.words(query)) + " "
+    t_low = " " + " ".join(w.lower() for w in tu.words(title)) + " "
+    if t_low.strip() and t_low in q_low:
+        return 1.0
+    return len(t_words & tu.stem_set(query)) / len(t_words)
+
+
+def overlap(words: frozenset[str], query_words: frozenset[str]) -> float:
+    if not query_words:
+        return 0.0
+    return len(words & query_words) / len(query_words)
+
+
+def hybrid_score(passage: Passage, query: str) -> float:
+    d = passage_content(passage.doc_id, passage.text)
+    return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title_similarity(
+        passage.title, query
+    )
+
+
+def rank(
+    candidates: Iterable[Passage],
+    score: Callable[[Passage], float],
+    k: int | None = None,
+    exclude_ids: Collection[str] = (),
+) -> list[Passage]:
+    """Candidates sorted by `score` (stable, so BM25 order breaks ties), minus excluded and
+    duplicate ids, cut to k."""
+    seen = set(exclude_ids)
+    unique: list[Passage] = []
+    for p in candidates:
+        if p.doc_id not in seen:
+            seen.add(p.doc_id)
+            unique.append(p)
+    scored = sorted(unique, key=lambda p: -score(p))
+    return scored if k is None else scored[:k]
+
+
+def rank_hybrid(
+    candidates: Sequence[Passage], query: str, k: int | None = None, exclude_ids=()
+) -> list[Passage]:
+    return rank(candidates, lambda p: hybrid_score(p, query), k, exclude_ids)

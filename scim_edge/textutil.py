@@ -1,0 +1,466 @@
+"""Text utilities shared by the quality scorer, the query formulation and the generators.
+
+Everything here is on the hot path (one quality evaluation must take well under a
+millisecond), so results are cached and nothing ever touches the network.
+
+NLTK resources are used when their data is installed (NLTK's own search path plus
+`scim_edge.paths.nltk_data_dir()`); otherwise each one falls back without a download:
+
+- words: NLTK's Penn Treebank tokenizer, which needs no data (always used);
+- sentences: Punkt's English model when `punkt_tab` is installed, else an untrained
+  Punkt tokenizer seeded with common English abbreviations;
+- part-of-speech tags: the averaged-perceptron tagger when its data is installed, else a
+  heuristic (capitalisation for proper nouns, a verb lexicon plus suffix rules for verbs);
+- stopwords: the project's own English list (NLTK's `stopwords` corpus is not needed).
+
+`nltk_status()` says which of these is in use.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import threading
+from functools import lru_cache
+from typing import Any
+
+from scim_edge import paths
+
+
+def _import_nltk() -> None:
+    """Import NLTK without its optional SciPy and scikit-learn hooks.
+
+    `import nltk` pulls in `scipy` and `sklearn` when they are installed (for a
+    collocation statistic and a classifier wrapper we never use), which costs over a
+    second of start-up on every command. Those that are not loaded yet are hidden for the
+    duration of the import (NLTK treats them as absent); nothing else changes.
+    """
+    if "nltk" in sys.modules:
+        return
+    hidden = [m for m in ("scipy", "sklearn") if m not in sys.modules]
+    for m in hidden:
+        sys.modules[m] = None  # type: ignore[assignment]
+    try:
+        import nltk  # noqa: F401
+    finally:
+        for m in hidden:
+            if m in sys.modules and sys.modules[m] is None:
+                del sys.modules[m]
+
+
+_import_nltk()
+
+from nltk.stem.porter import PorterStemmer  # noqa: E402
+from nltk.tokenize import TreebankWordTokenizer  # noqa: E402
+from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer  # noqa: E402
+
+# ---- stopwords ------------------------------------------------------------------------
+
+# NLTK's English list plus question words, contractions' pieces and a few fillers that
+# carry no topic. Kept here so nothing depends on downloaded data.
+STOPWORDS: frozenset[str] = frozenset(
+    """
+    a about above after again against ain all am an and any are aren aren't as at be because
+    been before being below between both but by can couldn couldn't d did didn didn't do does
+    doesn doesn't doing don don't down during each few for from further had hadn hadn't has
+    hasn hasn't have haven haven't having he he'd he'll he's her here hers herself him himself
+    his how i i'd i'll i'm i've if in into is isn isn't it it'd it'll it's its itself just ll
+    m ma me mightn mightn't more most mustn mustn't my myself needn needn't no nor not now o of
+    off on once only or other our ours ourselves out over own re s same shan shan't she she'd
+    she'll she's should should've shouldn shouldn't so some such t than that that'll the their
+    theirs them themselves then there these they they'd they'll they're they've this those
+    through to too under until up ve very was wasn wasn't we we'd we'll we're we've were weren
+    weren't what when where which while who whom why will with won won't wouldn wouldn't y you
+    you'd you'll you're you've your yours yourself yourselves
+    whose whatever whichever whoever whenever wherever also would could may might must shall
+    n't 's 're 've 'd 'll 'm yes one's
+    """.split()
+)
+
+_PUNCT_STRIP = "\"'`‘’“”.,;:!?()[]{}<>«»-–—/\\|*_~#^&%$@+="
+_WORD_RE = re.compile(r"\w", re.UNICODE)
+
+
+def _stdlib_pattern(p: Any) -> Any:
+    if isinstance(p, re.Pattern) or not hasattr(p, "pattern"):
+        return p
+    try:
+        return re.compile(p.pattern)
+    except re.error:
+        return p
+
+
+def _fast_treebank() -> TreebankWordTokenizer:
+    """NLTK's Treebank tokenizer with its own fixed patterns compiled by the stdlib `re`.
+
+    Recent NLTK wraps these patterns in a time-limited (ReDoS-guarded) engine that makes
+    each call several times slower. The patterns are NLTK's constants, not user input,
+    and linear on text, so the guard buys nothing here; the algorithm is unchanged.
+    """
+    attrs: dict[str, Any] = {}
+    for name in ("STARTING_QUOTES", "PUNCTUATION", "PARENS_BRACKETS", "CONVERT_PARENTHESES",
+                 "DOUBLE_DASHES", "ENDING_QUOTES"):  # fmt: skip
+        value = getattr(TreebankWordTokenizer, name, None)
+        if isinstance(value, tuple) and len(value) == 2:
+            attrs[name] = (_stdlib_pattern(value[0]), value[1])
+        elif isinstance(value, list):
+            attrs[name] = [(_stdlib_pattern(p), sub) for p, sub in value]
+    cls = type("StdlibTreebankWordTokenizer", (TreebankWordTokenizer,), attrs)
+    return cls()
+
+
+_TREEBANK = _fast_treebank()
+_PORTER = PorterStemmer()
+
+# ---- NLTK resources -------------------------------------------------------------------
+
+_lock = threading.Lock()
+_resources: dict[str, Any] = {}
+
+
+def _nltk_find(resource: str) -> bool:
+    """True when an NLTK resource is installed (never downloads)."""
+    import nltk
+
+    extra = str(paths.nltk_data_dir())
+    if extra not in nltk.data.path:
+        nltk.data.path.append(extra)
+    try:
+        nltk.data.find(resource)
+        return True
+    except (LookupError, OSError, ValueError):
+        return False
+
+
+_ABBREVIATIONS = {
+    "dr", "mr", "mrs", "ms", "st", "jr", "sr", "prof", "gen", "col", "lt", "capt", "sgt",
+    "rev", "hon", "u.s", "u.k", "u.n", "e.g", "i.e", "etc", "vs", "no", "nos", "fig", "ca",
+    "c", "approx", "inc", "ltd", "co", "corp", "dept", "est", "jan", "feb", "mar", "apr",
+    "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "mt", "ft", "vol", "ed", "al",
+    "b", "d", "a.d", "b.c", "p", "pp", "op", "cf",
+}  # fmt: skip
+
+
+def _sentence_tokenizer() -> tuple[Any, str]:
+    with _lock:
+        if "sent" not in _resources:
+            tok: Any = None
+            name = "fallback: untrained Punkt with an abbreviation list"
+            if _nltk_find("tokenizers/punkt_tab/english/"):
+                try:
+                    from nltk.tokenize import PunktTokenizer
+
+                    tok = PunktTokenizer("english")
+                    name = "nltk punkt_tab (english)"
+                except Exception:  # noqa: BLE001 - a damaged resource means: fall back
+                    tok = None
+            if tok is None:
+                params = PunktParameters()
+                params.abbrev_types = set(_ABBREVIATIONS)
+                tok = PunktSentenceTokenizer(params)
+            _resources["sent"] = (tok, name)
+        return _resources["sent"]
+
+
+def _tagger() -> tuple[Any, str]:
+    with _lock:
+        if "tagger" not in _resources:
+            tagger: Any = None
+            name = "fallback: capitalisation + verb lexicon heuristic"
+            if _nltk_find("taggers/averaged_perceptron_tagger_eng/"):
+                try:
+                    from nltk.tag import PerceptronTagger
+
+                    tagger = PerceptronTagger()
+                    name = "nltk averaged_perceptron_tagger_eng"
+                except Exception:  # noqa: BLE001
+                    tagger = None
+            _resources["tagger"] = (tagger, name)
+        return _resources["tagger"]
+
+
+def nltk_status() -> dict[str, str]:
+    """Which tokenizer, sentence splitter, tagger and stopword list are in use."""
+    return {
+        "words": "nltk treebank (no data needed)",
+        "sentences": _sentence_tokenizer()[1],
+        "pos_tags": _tagger()[1],
+        "stopwords": f"built-in list ({len(STOPWORDS)} words)",
+        "data_dir": str(paths.nltk_data_dir()),
+    }
+
+
+def reset_caches() -> None:
+    """Forget loaded resources and cached results (after installing NLTK data, in tests)."""
+    with _lock:
+        _resources.clear()
+    for fn in (
+        tokens,
+        sentences,
+        words,
+        content_words,
+        content_set,
+        word_set,
+        pos_tags,
+        stem,
+        stem_set,
+        sentence_tokens,
+        sentence_tags,
+    ):
+        fn.cache_clear()
+
+
+# ---- tokens, words, sentences ---------------------------------------------------------
+
+
+@lru_cache(maxsize=32768)
+def sentence_tokens(sentence: str) -> tuple[str, ...]:
+    """Penn Treebank tokens of one sentence (cached: words, tags and patterns share it)."""
+    return tuple(_TREEBANK.tokenize(sentence))
+
+
+@lru_cache(maxsize=16384)
+def tokens(text: str) -> tuple[str, ...]:
+    """Penn Treebank tokens of `text`, punctuation included, case kept."""
+    sents = sentences(text)
+    if len(sents) == 1:
+        return sentence_tokens(sents[0])
+    out: list[str] = []
+    for sent in sents:
+        out.extend(sentence_tokens(sent))
+    return tuple(out)
+
+
+def _clean(token: str) -> str:
+    return token.strip(_PUNCT_STRIP)
+
+
+def is_word(token: str) -> bool:
+    return bool(_WORD_RE.search(token))
+
+
+@lru_cache(maxsize=16384)
+def words(text: str) -> tuple[str, ...]:
+    """Word tokens (punctuation dropped, quotes trimmed), case kept."""
+    out = []
+    for tok in tokens(text):
+        w = _clean(tok)
+        if w and is_word(w):
+            out.append(w)
+    return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def word_set(text: str) -> frozenset[str]:
+    """Lower-cased set of every word in `text` (the D of the consistency score)."""
+    return frozenset(w.lower() for w in words(text))
+
+
+@lru_cache(maxsize=16384)
+def content_words(text: str) -> list[str]:
+    """Lower-cased words of `text` minus stopwords and punctuation, in order (repeats kept).
+
+    The returned list is cached and shared: do not mutate it.
+    """
+    return [w for w in (t.lower() for t in words(text)) if w not in STOPWORDS]
+
+
+@lru_cache(maxsize=16384)
+def content_set(text: str) -> frozenset[str]:
+    return frozenset(content_words(text))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Porter stem of a lower-cased word (no data needed): "assassinated" → "assassin"."""
+    return _PORTER.stem(word, to_lowercase=False)
+
+
+@lru_cache(maxsize=16384)
+def stem_set(text: str) -> frozenset[str]:
+    """Stems of the content words of `text`: how ranking compares passages and queries, so
+    inflections match ("assassinated" finds "assassination")."""
+    return frozenset(stem(w) for w in content_words(text))
+
+
+def stems_of(words_: frozenset[str] | set[str] | list[str]) -> frozenset[str]:
+    return frozenset(stem(w) for w in words_)
+
+
+def ordered_unique(items: list[str] | tuple[str, ...]) -> list[str]:
+    seen: set[str] = set()
+    out = []
+    for x in items:
+        if x not in seen:
+            seen.add(x)
+            out.append(x)
+    return out
+
+
+_NEWLINE_ITEMS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
+
+
+@lru_cache(maxsize=16384)
+def sentences(text: str) -> tuple[str, ...]:
+    """Sentences of `text`; blank lines and list items also separate sentences."""
+    tok, _ = _sentence_tokenizer()
+    out: list[str] = []
+    for block in _NEWLINE_ITEMS.split(text):
+        block = block.strip()
+        if block:
+            out.extend(s.strip() for s in tok.tokenize(block) if s.strip())
+    return tuple(out)
+
+
+# ---- part-of-speech tags --------------------------------------------------------------
+
+# Frequent English verbs (base and irregular forms) for the heuristic tagger; regular
+# inflections are caught by the suffix rules below.
+_VERBS = frozenset(
+    """
+    is are was were be been being am has have had having do does did done doing
+    become became becomes begin began begun bring brought build built buy bought came come
+    comes die died dies discover discovered found founds find finds feel felt fight fought
+    gave give given gives go goes went gone grew grow grown held hold holds keep kept knew
+    know known lead leads led leave left lie lay lost lose made make makes meet met paid pay
+    put ran run runs rose said say says saw see seen sees sell sold sent send set shot show
+    shown sat speak spoke spoken spent spend stood stand struck take taken takes told tell
+    think thought took won win wins wrote write written writes became killed kills married
+    marries born bore borne lived lives named names called calls served serves won't can
+    cannot could would should will shall may might must includes include included contains
+    contain consists consist refers refer means mean meant remains remain uses use used
+    """.split()
+)
+_NOT_VERBS = frozenset(
+    """
+    red bed need seed feed speed hundred kindred sacred wicked naked bred shed sled
+    thing things king kings ring rings spring springs string strings wing wings evening
+    morning nothing something anything everything building buildings wedding ceiling
+    during ping sing swing bring being
+    """.split()
+) - {"bring", "being", "sing", "swing", "need", "shed"}
+_DETERMINERS = frozenset("a an the this that these those his her its their our my your".split())
+_NUMBER_WORDS = frozenset(
+    """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+    fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy
+    eighty ninety hundred thousand million billion trillion dozen half
+    """.split()
+)
+_NUMERIC = re.compile(r"^[+-]?(?:\d[\d,]*(?:\.\d+)?|\.\d+)(?:%|st|nd|rd|th|s)?$")
+_HYPHEN_NAME = re.compile(r"^[a-z]{1,3}-[A-Z]\w+$")
+_CONNECTORS = frozenset({"of", "de", "von", "van", "da", "del", "al", "bin", "ibn", "&"})
+
+
+def is_number_token(tok: str) -> bool:
+    return bool(_NUMERIC.match(tok)) or tok.lower() in _NUMBER_WORDS
+
+
+def _heuristic_tag(toks: tuple[str, ...]) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    sentence_start = True
+    for i, tok in enumerate(toks):
+        low = tok.lower()
+        if not is_word(tok):
+            tag = "." if tok in ".!?" else ":"
+            out.append((tok, tag))
+            if tok in ".!?":
+                sentence_start = True
+            continue
+        if _NUMERIC.match(tok) or (low in _NUMBER_WORDS and not tok[0].isupper()):
+            tag = "CD"
+        elif _HYPHEN_NAME.match(tok):
+            tag = "NNP"  # al-Khwarizmi, ibn-Sina: a particle then a capitalised name
+        elif tok[0].isupper() and not (sentence_start and low in STOPWORDS):
+            if sentence_start and (low in _VERBS or low in _DETERMINERS):
+                tag = "DT" if low in _DETERMINERS else "VB"
+            else:
+                tag = "NNP"
+        elif low in _VERBS:
+            tag = "VBD" if low.endswith("ed") or low in ("was", "were", "had", "did") else "VB"
+        elif low in STOPWORDS:
+            tag = "IN"
+        elif low in _NOT_VERBS or len(low) <= 3:
+            tag = "NN"
+        elif low.endswith("ed") and not low.endswith("eed"):
+            tag = "VBD"
+        elif low.endswith("ing") and i > 0 and toks[i - 1].lower() in (
+            "is", "are", "was", "were", "be", "been", "am",
+        ):  # fmt: skip
+            tag = "VBG"
+        elif low.endswith(("izes", "ises", "ates", "ifies")):
+            tag = "VBZ"
+        else:
+            tag = "NN"
+        out.append((tok, tag))
+        sentence_start = False
+    return out
+
+
+@lru_cache(maxsize=32768)
+def sentence_tags(sentence: str) -> tuple[tuple[str, str], ...]:
+    """(token, Penn tag) pairs of one sentence, from NLTK's tagger or the heuristic."""
+    tagger, _ = _tagger()
+    toks = sentence_tokens(sentence)
+    if tagger is not None:
+        return tuple(tagger.tag(list(toks)))
+    return tuple(_heuristic_tag(toks))
+
+
+@lru_cache(maxsize=16384)
+def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
+    """(token, Penn tag) pairs for `text`, sentence by sentence."""
+    sents = sentences(text)
+    if len(sents) == 1:
+        return sentence_tags(sents[0])
+    out: list[tuple[str, str]] = []
+    for sent in sents:
+        out.extend(sentence_tags(sent))
+    return tuple(out)
+
+
+def is_verb_tag(tag: str) -> bool:
+    return tag.startswith("VB") or tag == "MD"
+
+
+def is_proper_tag(tag: str) -> bool:
+    return tag in ("NNP", "NNPS")
+
+
+def entities(text: str) -> list[str]:
+    """Proper-noun phrases of `text` ("Abraham Lincoln", "A Modest Proposal"), in order.
+
+    Runs of proper nouns may be joined by a connector ("Bank of England").
+    """
+    tagged = pos_tags(text)
+    out: list[str] = []
+    run: list[str] = []
+
+    def flush() -> None:
+        while run and run[-1].lower() in _CONNECTORS:
+            run.pop()
+        if run:
+            out.append(" ".join(_clean(t) for t in run if _clean(t)))
+        run.clear()
+
+    for i, (tok, tag) in enumerate(tagged):
+        if is_proper_tag(tag) and is_word(tok):
+            run.append(tok)
+        elif (
+            run
+            and tok.lower() in _CONNECTORS
+            and i + 1 < len(tagged)
+            and is_proper_tag(tagged[i + 1][1])
+        ):
+            run.append(tok)
+        else:
+            flush()
+    flush()
+    return [e for e in ordered_unique(out) if e]
+
+
+def truncate_words(text: str, max_words: int) -> str:
+    parts = text.split()
+    if len(parts) <= max_words:
+        return text
+    return " ".join(parts[:max_words])

@@ -1,0 +1,160 @@
+"""`scim-edge ask` end to end on the enwiki-sample index, and its bad-input errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from scim_edge.cli import main
+from scim_edge.types import DIMENSIONS, INSUFFICIENT_EVIDENCE
+
+
+def ask(capsys, *argv: str) -> tuple[int, str, str]:
+    rc = main(["ask", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def ask_json(capsys, index, question: str, *extra: str) -> dict:
+    rc, out, err = ask(capsys, question, "--index", str(index), "--model", "extractive",
+                       "--json", *extra)  # fmt: skip
+    assert rc == 0, err
+    return json.loads(out)
+
+
+def test_ask_json_scim_end_to_end(capsys, sample_index):
+    d = ask_json(capsys, sample_index, "Who developed the Japanese martial art aikido?")
+    for key in ("question", "answer", "status", "stop_reason", "tier", "quality", "citations",
+                "generator", "index", "timing_ms", "iterations"):  # fmt: skip
+        assert key in d
+    assert d["status"] in ("accepted", "force_accepted")
+    assert d["generator"] == "extractive"
+    assert d["index"]
+    assert "Ueshiba" in d["answer"]
+    assert d["citations"] and all({"doc_id", "title"} <= set(c) for c in d["citations"])
+    assert d["timing_ms"]["total"] > 0
+    it = d["iterations"][0]
+    assert (it["t"], it["mode"]) == (1, "initial")
+    assert it["queries"] == ["Who developed the Japanese martial art aikido?"]
+    assert len(it["new_doc_ids"]) == 3 and it["doc_ids"] == it["new_doc_ids"]
+    assert set(it["scores"]) == {*DIMENSIONS, "quality"}
+    assert it["decision"] in ("accept", "continue", "force_accept")
+    assert set(it["timing_ms"]) == {"retrieval", "generation", "evaluation", "coordination",
+                                    "total"}  # fmt: skip
+    assert d["iterations"][-1]["scores"]["quality"] == pytest.approx(d["quality"], abs=1e-3) or (
+        d["stop_reason"] == "quality_declined"
+    )
+    assert d["bindings"]["retriever"]
+    assert d["trace"][0]["kind"] == "iteration_started"
+
+
+@pytest.mark.parametrize("loop", ["standard", "iter-retgen", "fixed-2", "single-dim"])
+def test_ask_json_baselines(capsys, sample_index, loop):
+    d = ask_json(capsys, sample_index, "In which city did Arthur Schopenhauer settle in 1833?",
+                 "--loop", loop)  # fmt: skip
+    expected = {"standard": 1, "iter-retgen": 3, "fixed-2": 2}.get(loop)
+    if expected:
+        assert len(d["iterations"]) == expected
+    ids = [i for it in d["iterations"] for i in it["new_doc_ids"]]
+    assert len(ids) == len(set(ids))
+    assert d["loop"] == loop
+
+
+def test_ask_max_iterations_and_theta(capsys, sample_index):
+    d = ask_json(capsys, sample_index, "Who was the mother of the Greek hero Achilles?",
+                 "--theta", "1.0", "--max-iterations", "2")  # fmt: skip
+    assert len(d["iterations"]) <= 2
+    assert d["status"] == "force_accepted"
+    assert d["disclaimers"]
+
+
+def test_ask_unmatched_question_is_insufficient_evidence(capsys, sample_index):
+    d = ask_json(capsys, sample_index, "zxqvw blorptastic frumiousness?")
+    assert d["status"] == "insufficient_evidence"
+    assert d["answer"] == INSUFFICIENT_EVIDENCE
+    assert d["stop_reason"] == "no_evidence"
+
+
+def test_ask_human_output(capsys, sample_index):
+    rc, out, err = ask(capsys, "What is the capital of Aruba?", "--index", str(sample_index),
+                       "--model", "extractive")  # fmt: skip
+    assert rc == 0
+    assert "Oranjestad" in out
+    assert "citations:" in out and "tier" in out and "stop" in out
+    assert "retr" in out and "coord" in out  # the per-iteration table
+    assert "generator extractive" in out and "index" in out
+
+
+def test_no_model_note_said_once(capsys, sample_index):
+    rc, out, err = ask(capsys, "What is the capital of Aruba?", "--index", str(sample_index))
+    assert rc == 0
+    assert err.count("no Flan-T5 model installed") == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["", "--model", "extractive"], "empty"),
+        (["   \t ", "--model", "extractive"], "empty"),
+        (["x" * 2001, "--model", "extractive"], "2000"),
+        (["Who?", "--index", "/no/such/index", "--model", "extractive"], "index"),
+        (["Who?", "--loop", "nope"], "loop"),
+        (["Who?", "--profile", "nope"], "profile"),
+        (["Who?", "--max-iterations", "0"], "positive"),
+        (["Who?", "--max-iterations", "-2"], "positive"),
+        (["Who?", "--max-iterations", "two"], "positive"),
+        (["Who?", "--max-tokens", "0"], "positive"),
+        (["Who?", "--critic-max-tokens", "1.5"], "positive"),
+        (["Who?", "--theta", "2"], "between 0 and 1"),
+    ],
+)
+def test_bad_input_one_line_exit_2(capsys, argv, needle):
+    with pytest.raises(SystemExit) as exc:
+        raise SystemExit(main(["ask", *argv]))
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_ask_with_an_installed_onnx_model(capsys, sample_index, tmp_path_factory, isolated_home):
+    """The ONNX generator behind the same loop: a tiny random T5 exported for the tests."""
+    import shutil
+
+    from test_offline import exported_tiny_t5
+
+    src = exported_tiny_t5(tmp_path_factory)
+    shutil.copytree(src, isolated_home / "models" / src.name)
+    # no --model: the installed model is the default generator
+    rc, out, err = ask(capsys, "Who developed aikido?", "--index", str(sample_index),
+                       "--loop", "standard", "--max-tokens", "4", "--json")  # fmt: skip
+    assert rc == 0, err
+    assert "no Flan-T5 model installed" not in err
+    d = json.loads(out)
+    assert d["generator"].startswith(f"{src.name} (onnx cpu")
+    it = d["iterations"][0]
+    assert it["timing_ms"]["generation"] > 0
+    assert d["trace"][4]["kind"] == "generated"
+    assert 0 < d["trace"][4]["output_tokens"] <= 4
+    assert d["trace"][4]["input_tokens"] <= 1024
+
+
+def test_prompt_respects_the_model_tokenizer_caps(tmp_path_factory):
+    from test_offline import exported_tiny_t5
+
+    from models.seq2seq import Seq2SeqModel
+    from scim_edge.generation.prompting import build_prompt
+    from scim_edge.types import Passage
+
+    model = Seq2SeqModel.load(exported_tiny_t5(tmp_path_factory))
+    ps = [
+        Passage(f"{i}-0", f"T{i}", "", "The Danube flows through Vienna. " * 80) for i in range(4)
+    ]
+    p = build_prompt("Where does the Danube flow?", ps, tokenizer=model, passage_max_tokens=100,
+                     input_max_tokens=260)  # fmt: skip
+    assert len(model.encode(p.text)) <= 260
+    assert p.text.startswith("question: Where does the Danube flow? context: ")
+    assert p.text.endswith(" answer:")
+    assert 2 <= len(p.passages) <= 3

@@ -1,0 +1,143 @@
+"""The extractive generator: answer-type cues, direct answers, guidance, determinism."""
+
+from __future__ import annotations
+
+import pytest
+from scim_fakes import PASSAGES
+
+from scim_edge.generation import NO_MODEL_NOTE, make_generator
+from scim_edge.generation.extractive import ExtractiveGenerator, answer_type
+from scim_edge.generation.prompting import build_prompt
+from scim_edge.settings import Settings
+from scim_edge.types import Passage
+
+SHORTER = "Give a shorter, more direct answer."
+
+BIO = [
+    Passage("10-0", "Ada Lovelace", "", "Augusta Ada King, Countess of Lovelace, was an English "
+            "mathematician and writer. She was born in London on 10 December 1815. She is "
+            "chiefly known for her work on the Analytical Engine designed by Charles Babbage. "
+            "Her notes describe an algorithm for computing 7 Bernoulli numbers."),
+    Passage("10-1", "Ada Lovelace", "Later life", "Lovelace died of uterine cancer in 1852 at the "
+            "age of 36, because doctors bled her repeatedly. She was buried in Hucknall."),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("Who assassinated Abraham Lincoln?", "person"),
+        ("Which sculptor made the Oscar statuette?", "person"),
+        ("When did the war end?", "date"),
+        ("In what year was the essay published?", "date"),
+        ("Where was Ada Lovelace born?", "place"),
+        ("In which city did he settle?", "place"),
+        ("What is the capital of Aruba?", "place"),
+        ("How many moons does Mars have?", "number"),
+        ("How much did the film gross?", "number"),
+        ("Who was born first, Albert Einstein or Aldous Huxley?", "choice"),
+        ("What does the name aardvark mean?", "clause"),
+    ],
+)
+def test_answer_type_cues(question, kind):
+    assert answer_type(question).kind == kind
+
+
+def test_typed_question_gets_the_span_not_the_passage():
+    g = ExtractiveGenerator()
+    gen = g.generate("Who shot Abraham Lincoln?", PASSAGES[:3])
+    assert gen.text == "John Wilkes Booth"
+    assert gen.generator == "extractive"
+    assert gen.output_tokens == 3
+
+
+@pytest.mark.parametrize(
+    ("question", "span"),
+    [
+        ("Who shot Abraham Lincoln?", "John Wilkes Booth"),
+        ("When was Ada Lovelace born?", "10 December 1815"),
+        ("In what year was Ada Lovelace born?", "1815"),
+        ("Where was Ada Lovelace born?", "London"),
+        ("How many Bernoulli numbers did her algorithm compute?", "7"),
+        ("How old was Ada Lovelace when she died?", "36"),
+        ("Who designed the Analytical Engine?", "Charles Babbage"),
+    ],
+)
+def test_answer_type_cues_pick_the_span(question, span):
+    g = ExtractiveGenerator()
+    ps = PASSAGES[:3] + BIO
+    assert g.generate(question, ps).text == span
+    assert g.generate(question, ps, guidance=SHORTER).text == span
+
+
+def test_guidance_is_deterministic_and_changes_the_answer():
+    g = ExtractiveGenerator()
+    q = "When did Ada Lovelace die?"
+    short = g.generate(q, BIO).text
+    long = g.generate(q, BIO, guidance="Give a more complete answer.").text
+    assert short == "1852"
+    assert long.startswith("Lovelace died of uterine cancer in 1852") and long.endswith(".")
+    assert all(g.generate(q, BIO).text == short for _ in range(3))
+    assert g.generate(q, list(reversed(BIO))).text == short  # order of arrival does not matter
+    why = "Why did Ada Lovelace die so young?"
+    clause = g.generate(why, BIO).text
+    shorter = g.generate(why, BIO, guidance=SHORTER).text
+    assert len(shorter.split()) <= len(clause.split())
+
+
+def test_clause_question_answers_with_best_supporting_clause():
+    g = ExtractiveGenerator()
+    text = g.generate("Why did Ada Lovelace die so young?", BIO).text
+    assert "uterine cancer" in text
+    assert text[0].isupper() and text.endswith(".")
+    assert len(text) < len(BIO[1].text)  # a direct answer, not the passage
+
+
+def test_temporal_choice():
+    ps = [
+        Passage("a-0", "Albert Einstein", "", "Albert Einstein was born in Ulm on 14 March 1879."),
+        Passage("b-0", "Aldous Huxley", "", "Aldous Huxley was born in Godalming on 26 July 1894."),
+    ]
+    g = ExtractiveGenerator()
+    q = "Who was born first, Albert Einstein or Aldous Huxley?"
+    assert g.generate(q, ps).text == "Albert Einstein"
+    assert "1879" in g.generate(q, ps, guidance="a more complete answer").text
+    q2 = "Who was born later, Albert Einstein or Aldous Huxley?"
+    assert g.generate(q2, ps).text == "Aldous Huxley"
+
+
+def test_non_temporal_choice_names_the_option_the_evidence_is_about():
+    ps = [Passage("c-0", "Algeria", "", "With an area of 2,381,741 km2, Algeria is the largest "
+                  "country in Africa.")]  # fmt: skip
+    q = "Which country is larger by area, Algeria or Angola?"
+    assert ExtractiveGenerator().generate(q, ps).text == "Algeria"
+
+
+def test_no_passages_gives_empty_answer():
+    assert ExtractiveGenerator().generate("Who?", []).text == ""
+
+
+def test_make_generator_choices():
+    gen, notes = make_generator(Settings(model="extractive"))
+    assert gen.name == "extractive" and notes == []
+    gen, notes = make_generator(Settings(model=None))  # nothing installed in this home
+    assert gen.name == "extractive" and notes == [NO_MODEL_NOTE]
+    from scim_edge.errors import ModelError
+
+    with pytest.raises(ModelError):
+        make_generator(Settings(model="no-such-model"))
+
+
+def test_prompt_format_order_and_caps():
+    ps = [
+        Passage("x-0", "Other", "", "unrelated words " * 10),
+        Passage("y-0", "Abraham Lincoln", "", "Lincoln was shot by Booth. " * 200),
+    ]
+    p = build_prompt("Who shot Lincoln?", ps, passage_max_tokens=50, input_max_tokens=80)
+    assert p.text.startswith("question: Who shot Lincoln? context: Lincoln was shot")
+    assert p.text.endswith(" answer:")
+    assert [x.doc_id for x in p.passages] == ["y-0", "x-0"]  # hybrid order
+    assert " [SEP] " in p.text
+    assert p.tokens <= 80
+    g = build_prompt("Who shot Lincoln?", ps, guidance="be brief", input_max_tokens=1024)
+    assert g.text.endswith(" guidance: be brief answer:")

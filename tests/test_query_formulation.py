@@ -1,0 +1,99 @@
+"""Augment and refine build the queries the spec describes, rank by its formulas, and
+never return a passage id twice."""
+
+from __future__ import annotations
+
+import pytest
+from scim_fakes import PASSAGES, MemoryRetriever
+
+from scim_edge import query_formulation as qf
+from scim_edge import ranking
+from scim_edge.types import Passage
+
+QUESTION = "Who shot Abraham Lincoln at Ford's Theatre?"
+
+
+def test_hybrid_score_by_hand():
+    p = Passage("x", "Abraham Lincoln", "", "Lincoln was shot by Booth at the theatre.")
+    q = "Who shot Abraham Lincoln?"
+    # content(q) = {shot, abraham, lincoln}; d holds shot, lincoln -> 2/3; title in q -> 1
+    assert ranking.hybrid_score(p, q) == pytest.approx(0.7 * 2 / 3 + 0.3 * 1.0)
+    other = Passage("y", "Theatre", "", "Lincoln was shot by Booth at the theatre.")
+    assert ranking.hybrid_score(other, q) == pytest.approx(0.7 * 2 / 3)
+    # inflections meet through stems
+    p2 = Passage("z", "Booth", "", "The assassination of Lincoln.")
+    assert ranking.hybrid_score(p2, "Who assassinated Lincoln?") == pytest.approx(0.7)
+
+
+def test_rank_excludes_seen_and_duplicates():
+    ps = PASSAGES[:3] + [PASSAGES[0]]
+    out = ranking.rank_hybrid(ps, QUESTION, k=5, exclude_ids={"1-1"})
+    ids = [p.doc_id for p in out]
+    assert "1-1" not in ids
+    assert len(ids) == len(set(ids))
+
+
+def test_augment_query_emphasises_missing_keywords():
+    answer = "Lincoln was shot."
+    f = qf.augment(QUESTION, answer)
+    # Q = {shot, abraham, lincoln, ford, theatre}; A = {lincoln, shot}
+    assert f.keywords == ["abraham", "ford", "theatre"]
+    assert f.mode == "augment"
+    query = f.queries[0]
+    assert query.split()[:3] == ["abraham", "ford", "theatre"]
+    assert query != QUESTION
+    assert "shot" not in query.split()  # covered words are not repeated
+
+
+def test_augment_score_formula():
+    f = qf.augment(QUESTION, "Lincoln was shot.")
+    d = Passage("t", "Theatre", "", "Ford's Theatre in Washington.")
+    # d ∩ K_missing = {ford, theatre} of 3; d ∩ Q = {ford, theatre} of 5
+    expected = 0.7 * 2 / 3 + 0.3 * 2 / 5
+    assert f.scorer(d) == pytest.approx(expected, abs=2e-3)  # + a tiny hybrid tie-breaker
+
+
+def test_refine_query_uses_unsupported_answer_words_and_topic():
+    seen = PASSAGES[:2]
+    answer = "Lincoln was shot by Oswald in Dallas."
+    f = qf.refine(QUESTION, answer, seen)
+    assert f.mode == "refine"
+    assert f.keywords == ["oswald", "dallas"]  # absent from every retrieved passage
+    words = f.queries[0].split()
+    assert words[:2] == ["oswald", "dallas"]
+    assert {"abraham", "lincoln"} <= set(words)  # the question's topic
+
+
+def test_refine_prefers_entity_articles():
+    f = qf.refine("Who killed John Wilkes Booth?", "A soldier.", [])
+    general = Passage("g", "American Civil War", "", "Booth was killed by a soldier, John Wilkes.")
+    specific = Passage("s", "John Wilkes Booth", "", "Booth was killed by a soldier.")
+    assert f.scorer(specific) > f.scorer(general)
+    assert qf.entity_title_match("John Wilkes Booth", "Who killed John Wilkes Booth?")
+    assert not qf.entity_title_match("American Civil War", "Who killed John Wilkes Booth?")
+
+
+def test_retrieve_excludes_seen_ids_and_boilerplate():
+    r = MemoryRetriever(list(PASSAGES))
+    f = qf.initial(QUESTION)
+    first = qf.retrieve(r, f, 3, set(), 50, QUESTION)
+    assert len(first) == 3
+    seen = {p.doc_id for p in first}
+    second = qf.retrieve(r, qf.augment(QUESTION, "Lincoln was shot."), 2, seen, 50, QUESTION)
+    assert not seen & {p.doc_id for p in second}
+    assert r.queries[-1][2] == frozenset(seen)  # the retriever was told to exclude them
+    everything = qf.retrieve(r, f, 50, set(), 50, QUESTION)
+    assert "1-9" not in {p.doc_id for p in everything}  # an "External links" section
+
+
+def test_retrieve_ranks_by_hybrid_score():
+    r = MemoryRetriever(list(PASSAGES))
+    got = qf.retrieve(r, qf.initial(QUESTION), 3, set(), 50, QUESTION)
+    scores = [ranking.hybrid_score(p, QUESTION) for p in got]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_retrieve_nothing_for_unrelated_question():
+    r = MemoryRetriever(list(PASSAGES))
+    q = "zxqv blorptastic?"
+    assert qf.retrieve(r, qf.initial(q), 3, set(), 50, q) == []
