@@ -9,8 +9,10 @@ old or the new one, never a mix.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -88,7 +90,12 @@ def atomic_dir(target: Path, *, force: bool = False, what: str = "directory") ->
 
 
 def swap_into_place(src: Path, target: Path) -> None:
-    """Rename `src` to `target`, replacing an existing target with two renames."""
+    """Put `src` at `target`. An existing target is exchanged in one atomic step where the
+    OS allows it (Linux renameat2 RENAME_EXCHANGE), so a reader opening `target` never
+    finds it missing; elsewhere it falls back to two renames."""
+    if target.exists() and _exchange(src, target):
+        shutil.rmtree(src, ignore_errors=True)  # src now holds the old target
+        return
     old: Path | None = None
     if target.exists():
         old = target.parent / f"{OLD_PREFIX}{target.name}-{os.getpid()}-{os.urandom(3).hex()}"
@@ -101,6 +108,20 @@ def swap_into_place(src: Path, target: Path) -> None:
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths with renameat2(RENAME_EXCHANGE); False if unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        renameat2 = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
+    return rc == 0
 
 
 def is_hidden_temp(name: str) -> bool:

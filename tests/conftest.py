@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import ipaddress
 import os
-import socket
 from pathlib import Path
 
 import pytest
@@ -47,64 +45,21 @@ def isolated_home(tmp_path_factory, monkeypatch) -> Path:
 
 
 # ---- network guard --------------------------------------------------------------------
+# The guard itself lives in tests/netguard.py; it also reaches child processes and logs
+# swallowed attempts so that they still fail the test.
 
-_real_connect = socket.socket.connect
-_real_connect_ex = socket.socket.connect_ex
-_real_sendto = socket.socket.sendto
-
-
-class NetworkUsed(AssertionError):
-    pass
-
-
-def _is_loopback(address) -> bool:
-    host = address[0] if isinstance(address, tuple) else address
-    if not isinstance(host, str):
-        return False
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.split("%")[0]).is_loopback
-    except ValueError:
-        return False
+import netguard  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
-def no_network(request, monkeypatch):
-    allow_loopback = request.node.get_closest_marker("allow_loopback") is not None
-
-    def check(sock, address):
-        if sock.family not in (socket.AF_INET, socket.AF_INET6):
-            return  # unix sockets (event-loop self pipes) are not network
-        if allow_loopback and _is_loopback(address):
-            return
-        raise NetworkUsed(f"test opened a network socket to {address!r}")
-
-    def connect(self, address):
-        check(self, address)
-        return _real_connect(self, address)
-
-    def connect_ex(self, address):
-        check(self, address)
-        return _real_connect_ex(self, address)
-
-    def sendto(self, data, *args):
-        check(self, args[-1])
-        return _real_sendto(self, data, *args)
-
-    def getaddrinfo(host, *args, **kwargs):
-        if allow_loopback and _is_loopback(host):
-            return _real_getaddrinfo(host, *args, **kwargs)
-        raise NetworkUsed(f"test resolved a host name: {host!r}")
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    monkeypatch.setattr(socket.socket, "connect_ex", connect_ex)
-    monkeypatch.setattr(socket.socket, "sendto", sendto)
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    yield
-
-
-_real_getaddrinfo = socket.getaddrinfo
+def no_network(request, monkeypatch, tmp_path_factory):
+    allow = request.node.get_closest_marker("allow_loopback") is not None
+    scratch = tmp_path_factory.mktemp("netguard")
+    log = scratch / "attempts.log"
+    netguard.install(monkeypatch, allow_loopback=allow, log=log)
+    netguard.child_env(monkeypatch, scratch / "site", log, allow_loopback=allow)
+    yield log
+    netguard.check_log(log)
 
 
 # ---- shared indexes -------------------------------------------------------------------

@@ -36,7 +36,8 @@ def read_passages(path: Path) -> list[Passage]:
     if path.stat().st_size > MAX_FILE_BYTES:
         raise UserError(f"passages file is larger than {MAX_FILE_BYTES >> 20} MB: {path}")
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        # split on "\n" only: U+2028 and friends are legal inside JSON strings
+        lines = path.read_text(encoding="utf-8").split("\n")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text") from None
     out: list[Passage] = []

@@ -1,0 +1,299 @@
+"""`scim-edge bundle` / `unbundle`: the round trip, and every archive unbundle must refuse.
+
+Hostile archives are written here with `tarfile` directly, so each one carries exactly
+the defect under test (traversal, absolute path, link, device, a wrong hash, ...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from scim_edge.bundle import META_NAME, SUMS_NAME
+from scim_edge.cli import main
+from scim_edge.retrieval import BM25Retriever
+
+
+def home() -> Path:
+    return Path(os.environ["SCIM_EDGE_HOME"])
+
+
+def tree_hashes(root: Path) -> dict[str, str]:
+    return {
+        p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not p.name.endswith(".lock")
+    }
+
+
+def fake_model(models_dir: Path, name: str = "fake") -> Path:
+    """A model directory with a real store manifest (hashes, sizes) and stand-in files."""
+    from models.store import build_manifest, write_manifest
+
+    d = models_dir / name
+    (d / "int8").mkdir(parents=True)
+    (d / "tokenizer.json").write_text('{"model": {}}')
+    (d / "int8" / "encoder_model.onnx").write_bytes(os.urandom(5000))
+    m = build_manifest(d, name=name, kind="seq2seq", source="test", shared=["tokenizer.json"],
+                       variants={"int8": ["int8/encoder_model.onnx"]})  # fmt: skip
+    write_manifest(d, m)
+    return d
+
+
+def run_cli(capsys, *args: str) -> tuple[int, str, str]:
+    rc = main(list(map(str, args)))
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+# ---- round trip ------------------------------------------------------------------------
+
+
+def test_round_trip_into_a_fresh_home_then_ask(demo_index, tmp_path, capsys, monkeypatch):
+    src_home = home()
+    shutil.copytree(demo_index, src_home / "indexes" / "demo")
+    fake_model(src_home / "models")
+    nltk_res = src_home / "nltk_data" / "tokenizers" / "punkt_tab" / "english"
+    nltk_res.mkdir(parents=True)
+    (nltk_res / "abbrev_types.txt").write_text("dr\nmr\n")
+    wheels = tmp_path / "wheelhouse"
+    wheels.mkdir()
+    (wheels / "scim_edge-0.1.0-py3-none-any.whl").write_bytes(os.urandom(300))
+
+    out = tmp_path / "bundle.tar"
+    rc, stdout, err = run_cli(capsys, "bundle", out, "--with-nltk-data", "--wheelhouse", wheels)
+    assert rc == 0, err
+    assert "bundle:" in err and "100%" in err  # progress on stderr
+    assert f"wrote {out}" in stdout
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
+    with tarfile.open(out) as tar:
+        meta = json.load(tar.extractfile(META_NAME))
+    assert meta["contents"]["indexes"] == ["demo"]
+    assert meta["contents"]["models"] == ["fake"]
+    assert meta["contents"]["nltk_data"] == ["tokenizers/punkt_tab"]
+    assert meta["contents"]["wheelhouse"] == ["scim_edge-0.1.0-py3-none-any.whl"]
+
+    fresh = tmp_path / "fresh-home"
+    rc, stdout, err = run_cli(capsys, "unbundle", out, "--home", fresh)
+    assert rc == 0, err
+    assert "installed index demo" in stdout and "installed model fake" in stdout
+    for area in ("indexes/demo", "models/fake", "nltk_data/tokenizers/punkt_tab"):
+        assert tree_hashes(fresh / area) == tree_hashes(src_home / area), area
+    assert (fresh / "wheelhouse" / "scim_edge-0.1.0-py3-none-any.whl").is_file()
+    assert [p.name for p in fresh.iterdir() if p.name.startswith(".")] == []
+    assert BM25Retriever.open(fresh / "indexes" / "demo").passage_count > 0
+
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(fresh))
+    shutil.rmtree(fresh / "models")  # the fake model cannot generate; ask falls back
+    rc, stdout, err = run_cli(capsys, "ask", "Who invented the movable-type printing press in "
+                              "Europe?", "--index", "demo", "--json")  # fmt: skip
+    assert rc == 0, err
+    assert "Printing press" in {c["title"] for c in json.loads(stdout)["citations"]}
+
+
+def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsys):
+    shutil.copytree(demo_index, home() / "indexes" / "demo")
+    out = tmp_path / "b.tar"
+    assert run_cli(capsys, "bundle", out, "--index", "demo")[0] == 0
+    rc, _, err = run_cli(capsys, "unbundle", out)
+    assert rc == 2 and "already exists" in err and "--force" in err and "nothing was" in err
+    before = tree_hashes(home() / "indexes" / "demo")
+    rc, stdout, err = run_cli(capsys, "unbundle", out, "--force")
+    assert rc == 0 and "replaced index demo" in stdout, err
+    assert tree_hashes(home() / "indexes" / "demo") == before
+    assert [p.name for p in (home() / "indexes").iterdir()] == ["demo"]
+
+
+def test_bundle_errors_leave_no_file(tmp_path, capsys):
+    out = tmp_path / "b.tar"
+    rc, _, err = run_cli(capsys, "bundle", out)
+    assert rc == 2 and "nothing to bundle" in err
+    rc, _, err = run_cli(capsys, "bundle", out, "--index", "nope")
+    assert rc == 2 and "no index named 'nope'" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bundle_disk_full_leaves_no_file(demo_index, tmp_path, capsys, monkeypatch):
+    import scim_edge.bundle as bundle_mod
+
+    def full(self, data):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(bundle_mod._BytesReader, "read", full)  # hit while writing the end
+    rc, _, err = run_cli(capsys, "bundle", tmp_path / "b.tar", "--index", demo_index)
+    assert rc == 2 and "disk full" in err and "no bundle written" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_model_damaged_before_bundling_is_caught_on_unbundle(tmp_path, capsys):
+    d = fake_model(home() / "models")
+    with open(d / "int8" / "encoder_model.onnx", "r+b") as f:
+        f.write(b"\0\0\0\0")  # same size, different bytes: the bundle hashes the damage
+    out = tmp_path / "b.tar"
+    assert run_cli(capsys, "bundle", out, "--model", "fake")[0] == 0
+    rc, _, err = run_cli(capsys, "unbundle", out, "--home", tmp_path / "h")
+    assert rc == 2 and "encoder_model.onnx" in err and "re-export" in err, err
+    assert not (tmp_path / "h" / "models" / "fake").exists()
+
+
+@pytest.mark.slow
+def test_bundle_and_unbundle_stream_in_constant_memory(tmp_path):
+    """A 300 MB index file goes through both commands with a peak RSS far below it."""
+    h = tmp_path / "h"
+    idx = h / "indexes" / "big"
+    idx.mkdir(parents=True)
+    (idx / "manifest.json").write_text("{}")
+    with open(idx / "segment.store", "wb") as f:
+        for _ in range(300):
+            f.write(os.urandom(1 << 20))
+    code = (
+        "import sys\n"
+        "from scim_edge.cli import main\n"
+        "rc = main(sys.argv[1:])\n"
+        # VmHWM is this process's own peak (ru_maxrss would include the forking parent's)
+        "hwm = [ln for ln in open('/proc/self/status') if ln.startswith('VmHWM')][0]\n"
+        "print('MAXRSS_MB', int(hwm.split()[1]) // 1024)\n"
+        "sys.exit(rc)\n"
+    )
+    env = {**os.environ, "SCIM_EDGE_HOME": str(h)}
+    peaks = []
+    bundle = ["bundle", str(tmp_path / "b.tar")]
+    unbundle = ["unbundle", str(tmp_path / "b.tar"), "--home", str(tmp_path / "h2")]
+    for args in (bundle, unbundle):
+        r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                           env=env, timeout=600)  # fmt: skip
+        assert r.returncode == 0, r.stderr
+        peaks.append(int(r.stdout.split("MAXRSS_MB")[1].split()[0]))
+    assert max(peaks) < 100, f"peak RSS {peaks} MB for a 300 MB archive"
+    assert (tmp_path / "h2" / "indexes" / "big" / "segment.store").stat().st_size == 300 << 20
+
+
+# ---- hostile or damaged archives -------------------------------------------------------
+
+
+def _member(name: str, data: bytes = b"x", **kw) -> tuple[tarfile.TarInfo, bytes | None]:
+    info = tarfile.TarInfo(name)
+    info.size = len(data)
+    for k, v in kw.items():
+        setattr(info, k, v)
+    if info.type != tarfile.REGTYPE:
+        info.size = 0
+        return info, None
+    return info, data
+
+
+def _meta_for(members: list[tuple[tarfile.TarInfo, bytes | None]]) -> bytes:
+    files = {
+        i.name: {"sha256": hashlib.sha256(d).hexdigest(), "size": len(d)}
+        for i, d in members
+        if d is not None and i.name not in (META_NAME, SUMS_NAME)
+    }
+    return json.dumps({"format": "scim-edge-bundle", "format_version": 1, "files": files}).encode()
+
+
+def write_archive(path: Path, members, meta: bytes | None | str = "auto") -> Path:
+    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
+        for info, data in members:
+            tar.addfile(info, io.BytesIO(data) if data is not None else None)
+        if meta == "auto":
+            meta = _meta_for(members)
+        if meta is not None:
+            info = tarfile.TarInfo(META_NAME)
+            info.size = len(meta)
+            tar.addfile(info, io.BytesIO(meta))
+    return path
+
+
+GOOD = [_member("indexes/x/manifest.json", b"{}"), _member("indexes/x/seg.idx", b"data")]
+
+HOSTILE = {
+    "traversal": ([*GOOD, _member("indexes/x/../../../evil.txt", b"pwn")], "outside"),
+    "traversal-top": ([*GOOD, _member("../evil.txt", b"pwn")], "outside"),
+    "absolute": ([*GOOD, _member("/tmp/evil.txt", b"pwn")], "absolute"),
+    "symlink": ([*GOOD, _member("indexes/x/link", type=tarfile.SYMTYPE, linkname="/etc/passwd")],
+                "link"),
+    "hardlink": ([*GOOD, _member("indexes/x/hard", type=tarfile.LNKTYPE,
+                                 linkname="indexes/x/seg.idx")], "link"),
+    "char-device": ([*GOOD, _member("indexes/x/null", type=tarfile.CHRTYPE, devmajor=1,
+                                    devminor=3)], "device"),
+    "block-device": ([*GOOD, _member("indexes/x/sda", type=tarfile.BLKTYPE)], "device"),
+    "fifo": ([*GOOD, _member("indexes/x/pipe", type=tarfile.FIFOTYPE)], "device or pipe"),
+    "unknown-area": ([*GOOD, _member("etc/passwd", b"root")], "unexpected member"),
+    "hidden-name": ([*GOOD, _member("indexes/.tmp-x-1-a/f", b"1")], "hidden"),
+    "loose-file": ([*GOOD, _member("indexes/seg.idx", b"1")], "not inside"),
+    "duplicate": ([*GOOD, _member("indexes/x/seg.idx", b"other")], "twice"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_unbundle_refuses_hostile_archives(case, tmp_path, capsys):
+    members, reason = HOSTILE[case]
+    archive = write_archive(tmp_path / f"{case}.tar", members)
+    target = tmp_path / "h"
+    rc, _, err = run_cli(capsys, "unbundle", archive, "--home", target)
+    assert rc == 2, err
+    assert reason in err and "nothing was installed" in err, err
+    assert len([ln for ln in err.splitlines() if ln.startswith("scim-edge: error:")]) == 1, err
+    assert "Traceback" not in err
+    assert not (tmp_path / "evil.txt").exists() and not Path("/tmp/evil.txt").exists()
+    assert [p.name for p in target.rglob("*")] == [], "something was written"
+
+
+def _hash_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    ok_meta = _meta_for(GOOD)
+    wrong = json.loads(ok_meta)
+    wrong["files"]["indexes/x/seg.idx"]["sha256"] = "0" * 64
+    missing = json.loads(ok_meta)
+    missing["files"]["indexes/x/other"] = {"sha256": "0" * 64, "size": 1}
+    unlisted = json.loads(ok_meta)
+    del unlisted["files"]["indexes/x/seg.idx"]
+    future = json.loads(ok_meta)
+    future["format_version"] = 99
+    cases = {
+        "hash-mismatch": (json.dumps(wrong).encode(), "is corrupt"),
+        "listed-but-missing": (json.dumps(missing).encode(), "missing from the archive"),
+        "unlisted-file": (json.dumps(unlisted).encode(), "not listed"),
+        "no-bundle-json": (None, "no BUNDLE.json"),
+        "bad-json": (b"{not json", "not valid JSON"),
+        "future-format": (json.dumps(future).encode(), "not supported"),
+    }
+    return {
+        name: (write_archive(tmp_path / f"{name}.tar", GOOD, meta), why)
+        for name, (meta, why) in cases.items()
+    }
+
+
+def test_unbundle_verifies_every_hash_before_installing(tmp_path, capsys):
+    for name, (archive, why) in _hash_cases(tmp_path).items():
+        rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
+        assert rc == 2 and why in err and "nothing was installed" in err, (name, err)
+        assert not (tmp_path / "h" / "indexes").exists(), name
+        assert [p.name for p in (tmp_path / "h").iterdir()] == [], name
+
+
+def test_unbundle_truncated_or_not_a_tar(demo_index, tmp_path, capsys):
+    good = tmp_path / "good.tar"
+    assert run_cli(capsys, "bundle", good, "--index", demo_index)[0] == 0
+    data = good.read_bytes()
+    cut = tmp_path / "cut.tar"  # ends inside a member
+    cut.write_bytes(data[: len(data) // 2 + 100])
+    cut_at_header = tmp_path / "cut-at-header.tar"  # ends cleanly between members
+    cut_at_header.write_bytes(data[:1024])
+    text = tmp_path / "notes.txt"
+    text.write_text("hello\n" * 200)
+    for archive, why in ((cut, "complete|truncated"), (text, "not a complete bundle"),
+                         (cut_at_header, "truncated"),
+                         (tmp_path / "missing.tar", "no such file")):  # fmt: skip
+        rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
+        assert rc == 2 and re.search(why, err) and "Traceback" not in err, err
+        assert not (tmp_path / "h" / "indexes").exists()
