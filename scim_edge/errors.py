@@ -35,5 +35,5 @@ class DumpError(UserError):
     """A dump that cannot be read (missing, truncated, malformed, empty)."""
 
 
-class ConfigError(UserError):
+class ConfigError(UserError, ValueError):
     """A bad config file, environment variable or setting value."""

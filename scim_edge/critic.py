@@ -1,0 +1,562 @@
+"""The Critic of the critic loop: approves or rejects an answer against its evidence.
+
+A Critic is separate from the generator, so the loop never trusts an answer just because
+it was produced. Two critics share one `judge(question, answer, passages) -> Verdict`:
+
+- `HeuristicCritic` reads the five SCIM dimensions. It approves only when consistency,
+  factuality and completeness clear the `critic_min_*` thresholds, and it names what is
+  wrong concretely ("no evidence for: …", "unsupported: …") so the loop can search for it.
+- `ModelCritic` asks Flan-T5, in the style of SIM-RAG's Critic, whether the answer is
+  supported, and parses the reply robustly; a reply it cannot read counts as Reject.
+
+`is_abstention` and `is_form_only` are the two classifiers the loop's contract needs.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
+
+from nltk.stem.porter import PorterStemmer
+
+from scim_edge.types import INSUFFICIENT_EVIDENCE, Passage, QualityReport, Verdict
+
+if TYPE_CHECKING:
+    from scim_edge.settings import Settings
+
+NO_EVIDENCE = "no evidence for: "
+UNSUPPORTED = "unsupported: "
+FEEDBACK_CHARS = 160  # every critic-derived query or guidance is cut to this length
+
+
+class Critic(Protocol):
+    name: str
+
+    def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict: ...
+
+
+def bound(text: str, limit: int = FEEDBACK_CHARS) -> str:
+    """Collapse whitespace and cut to `limit` characters (feedback must stay bounded)."""
+    return " ".join(text.split())[:limit].strip()
+
+
+# ---- abstentions ----------------------------------------------------------------------
+
+# Whole answers that say nothing. Single words are matched only as the entire answer, so
+# "Tomb of the Unknown Soldier" is not an abstention but "Unknown." is.
+_ABSTAIN_WHOLE = {
+    "unknown",
+    "unanswerable",
+    "n/a",
+    "na",
+    "no answer",
+    "not known",
+    "not sure",
+    "unsure",
+    "no idea",
+    "not available",
+    "no information",
+    "unclear",
+    "insufficient evidence",
+    "insufficient information",
+    "?",
+}
+
+# Phrases that abstain wherever they appear in the answer.
+_ABSTAIN_PHRASES = re.compile(
+    r"""
+    \b(?:i|we)\s+(?:do\s*n[o']?t|don't|cannot|can't|am\s+not\s+able\s+to)\s+(?:know|tell|say|answer|determine|find)\b
+  | \bdon'?t\s+know\b | \bdo\s+not\s+know\b | \bno\s+one\s+knows\b
+  | \b(?:not|insufficient|no)\s+(?:enough\s+)?(?:information|context|evidence|data|details)\b
+  | \bcan(?:not|'t|\s+not)\s+(?:be\s+)?
+      (?:determined|answered|known|found|inferred|say|tell|answer|determine)\b
+  | \b(?:unable|impossible)\s+to\s+(?:determine|answer|tell|say|know|find)\b
+  | \b(?:is|are|remains?)\s+(?:unknown|unclear|not\s+known)\b
+  | \bthe\s+(?:context|passages?|text|evidence|documents?|sources?|articles?)\s+
+      (?:does|do)\s*(?:not|n't)\s+(?:say|mention|state|specify|provide|contain|include|tell|give|answer)\b
+  | \b(?:not|never)\s+(?:mentioned|stated|specified|provided|given|said)\s+in\s+the\s+
+      (?:context|passages?|text|evidence|documents?|sources?)\b
+  | \bno\s+(?:mention|answer)\s+(?:of|in|to|is)\b
+  | \binsufficient\s+evidence\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def is_abstention(answer: str | None) -> bool:
+    """True when a generated answer declines to answer (or is empty).
+
+    The critic loop never approves such an answer, even if a Critic does (contract 9)."""
+    if answer is None:
+        return True
+    text = " ".join(answer.split())
+    if not re.search(r"\w", text):
+        return True
+    if text == INSUFFICIENT_EVIDENCE:
+        return True
+    whole = re.sub(r"[\s.!,;:]+$", "", text.lower()).strip(" \"'`")
+    if whole in _ABSTAIN_WHOLE:
+        return True
+    return bool(_ABSTAIN_PHRASES.search(text))
+
+
+# ---- form-only rejections -------------------------------------------------------------
+
+_FORM_SIGNAL = re.compile(
+    r"""
+    \b(?:shorter|shorten|concise|brief(?:er|ly)?|succinct|terse)\b
+  | \bmore\s+direct(?:ly)?\b | \banswer\s+(?:the\s+question\s+)?directly\b | \bdirect\s+answer\b
+  | \btoo\s+(?:long|verbose|wordy|lengthy)\b | \bverbose\b | \bwordy\b | \brambl
+  | \bformat(?:ted|ting)?\b | \bbullet | \bnumbered\s+list\b | \bas\s+a\s+list\b
+  | \b(?:one|single|few)[\s-]+(?:word|words|sentence|phrase)\b
+  | \bjust\s+(?:the|give)\b | \bonly\s+(?:the|give)\s+(?:answer|name|date|number|year|place)\b
+  | \brephrase\b | \breword\b | \bcomplete\s+sentence\b | \bfull\s+sentence\b
+  | \b(?:capitali[sz]|punctuat|grammar|grammatical|spelling|typo)
+  | \b(?:unnecessary|extraneous|irrelevant|extra|redundant)\s+
+      (?:detail|details|text|words|information|content)\b
+  | \bremove\s+(?:the\s+)?(?:extra|unnecessary|irrelevant|redundant)\b
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+# Anything that hints the evidence itself is lacking or the answer may be wrong.
+_EVIDENCE_SIGNAL = re.compile(
+    r"""
+    \bevidence\b | \bmissing\b | \bunsupported\b | \bnot\s+supported\b | \bno\s+support
+  | \bsupport(?:ed|s|ing)?\b | \bretriev | \bpassages?\b | \bsources?\b | \bcit(?:e|ation)
+  | \bnot\s+(?:mentioned|stated|found|present|given|in\s+the)\b
+  | \b(?:does|do)\s*(?:not|n't)\s+mention
+  | \bno\s+(?:information|mention|data)\b | \binsufficient\b | \black | \bneeds?\s+more\b
+  | \bmore\s+(?:information|context|detail|details|facts|data)\b
+  | \bincorrect\b | \bwrong\b | \bfalse\b | \bhallucinat | \bfactual | \bverif | \bcontradict
+  | \binaccura | \bunclear\b | \bunknown\b | \bcannot\s+be\s+determined\b | \bno\s+answer\b
+  | \bwhich\b.*\?
+    """,
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def _feedback_texts(verdict: Verdict) -> list[str]:
+    return [t for t in (verdict.reason, *verdict.issues) if t and t.strip()]
+
+
+def has_evidence_signal(text: str) -> bool:
+    return bool(_EVIDENCE_SIGNAL.search(text)) or text.lstrip().lower().startswith(
+        (NO_EVIDENCE.strip(), UNSUPPORTED.strip())
+    )
+
+
+def is_form_only(verdict: Verdict) -> bool:
+    """A rejection that only asks for a shorter, more direct or better formatted answer.
+
+    It must clearly ask for a change of form and carry no missing-evidence signal
+    anywhere in its reason or issues; mixed or unrecognised feedback is not form-only,
+    so the loop keeps retrieving (contract 7)."""
+    if verdict.accept:
+        return False
+    texts = _feedback_texts(verdict)
+    if not texts:
+        return False
+    if any(has_evidence_signal(t) for t in texts):
+        return False
+    return any(_FORM_SIGNAL.search(t) for t in texts)
+
+
+def guidance_for(verdict: Verdict) -> str:
+    """The bounded guidance handed to the generator for a form-only regeneration."""
+    return bound("; ".join(_feedback_texts(verdict)))
+
+
+# ---- heuristic critic -----------------------------------------------------------------
+
+
+def _words(text: str) -> set[str]:
+    """Lower-cased words, both whole ("pierre-joseph") and split at inner punctuation
+    ("pierre", "joseph"), so answer and passage words meet however they were tokenised."""
+    from scim_edge.textutil import word_set
+
+    whole = word_set(text)
+    return set(whole) | {w.lower() for w in re.findall(r"\w+", text)}
+
+
+# Question words that name the answer's slot ("which city", "what year", "the name of"):
+# the answer fills them, so no passage needs to contain them.
+ANSWER_SLOT_WORDS = frozenset(
+    """name names named called call year years date city town country place person people
+    one kind type considered known""".split()
+)
+MAX_EVIDENCE_GAPS = 1  # one question keyword may be paraphrased in its evidence
+# A direct answer is a phrase or one short sentence; longer, it is a passage excerpt.
+DIRECT_MAX_WORDS = 12
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Porter stem (pure code, no NLTK data): "assassinated" and "assassination" meet."""
+    return _PORTER.stem(word.lower())
+
+
+_PORTER = PorterStemmer()
+
+
+def _stems(text: str) -> set[str]:
+    return {stem(w) for w in _words(text)}
+
+
+def evidence_gaps(question: str, answer: str, passages: Sequence[Passage]) -> list[str]:
+    """Question keywords without evidence connected to the answer.
+
+    The evidence is the passages that state the answer's new words (those not already in
+    the question), plus one hop: passages of the same article, passages that mention such
+    a passage's title, and passages whose title such a passage mentions. A keyword found
+    only in unrelated passages is not evidence for this answer, so a follow-up search
+    cannot "cover" a gap with noise."""
+    from scim_edge.textutil import content_set, content_words, ordered_unique
+
+    q_set = content_set(question)
+    a_new = {w for w in content_set(answer) if w not in q_set} or set(content_set(answer))
+    if not a_new:
+        return []
+    a_stems = {stem(w) for w in a_new}
+    p_stems = [_stems(p.text) | _stems(p.title) for p in passages]
+    support = [i for i, st in enumerate(p_stems) if st & a_stems]
+    if not support:
+        return []
+    linked = set(support)
+    titles = {passages[i].title.lower() for i in support if passages[i].title}
+    support_text = " ".join(passages[i].text.lower() for i in support)
+    for j, p in enumerate(passages):
+        if j in linked:
+            continue
+        text = p.text.lower()
+        title = p.title.lower()
+        if (
+            title in titles
+            or any(t in text for t in titles if t)
+            or (title and title in support_text)
+        ):
+            linked.add(j)
+    covered: set[str] = set()
+    for j in linked:
+        covered |= p_stems[j]
+    keys = [w for w in ordered_unique(content_words(question)) if w not in ANSWER_SLOT_WORDS]
+    return [w for w in keys if stem(w) not in covered and any(ch.isalnum() for ch in w)]
+
+
+class HeuristicCritic:
+    """Approves when consistency, factuality and completeness clear their thresholds.
+
+    A short extractive answer ("Thetis") says little on its own, so the critic also
+    scores the answer together with the passage sentence that states it (its *claim*,
+    prefixed with the passage title): completeness and factuality take the better of
+    the two, while consistency (the hallucination detector) is always the answer's own.
+
+    Two further checks make "supported" mean what the loop's contract says:
+    - every question keyword needs evidence in the passages connected to the answer
+      (`evidence_gaps`); a gap is named as "no evidence for: …";
+    - a supported answer longer than DIRECT_MAX_WORDS words is not yet a direct answer:
+      that rejection is about form only, so the loop regenerates instead of retrieving.
+    Unsupported answer words are named as "unsupported: …".
+    """
+
+    name = "heuristic"
+
+    def __init__(self, settings: Settings, evaluator: Any | None = None) -> None:
+        self.settings = settings
+        self.min_consistency = settings.critic_min_consistency
+        self.min_factuality = settings.critic_min_factuality
+        self.min_completeness = settings.critic_min_completeness
+        self._evaluator = evaluator
+        self.max_gaps = MAX_EVIDENCE_GAPS
+        self.direct_max_words = DIRECT_MAX_WORDS
+
+    @property
+    def evaluator(self) -> Any:
+        if self._evaluator is None:
+            from scim_edge.quality import Evaluator
+
+            self._evaluator = _make_evaluator(Evaluator, self.settings)
+        return self._evaluator
+
+    def claim(self, question: str, answer: str, passages: Sequence[Passage]) -> str | None:
+        """The passage sentence that states the answer and best covers the question."""
+        from scim_edge.textutil import content_words, sentences
+
+        a_words = set(content_words(answer)) or _words(answer)
+        if not a_words:
+            return None
+        q_words = {w.lower() for w in content_words(question)}
+        best: tuple[float, str] | None = None
+        for p in passages:
+            title_words = _words(p.title)
+            for sent in sentences(p.text):
+                s_words = _words(sent)
+                if not a_words <= s_words | title_words:
+                    continue
+                cover = len(q_words & (s_words | title_words))
+                key = (cover, -len(sent))
+                if best is None or key > (best[0], -len(best[1])):
+                    best = (cover, f"{p.title}: {sent}")
+        return best[1] if best else None
+
+    def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict:
+        t0 = time.perf_counter()
+        ev = self.evaluator
+        passages = list(passages)
+        own: QualityReport = ev.score(question, answer, passages)
+        claim = self.claim(question, answer, passages) if answer.strip() else None
+        best = own
+        if claim is not None:
+            grounded: QualityReport = ev.score(question, f"{answer}. {claim}", passages)
+            if grounded.completeness > own.completeness:
+                best = grounded
+        completeness = max(own.completeness, best.completeness)
+        factuality = max(own.factuality, best.factuality)
+        consistency = own.consistency
+        abstains = is_abstention(answer)
+
+        evidence_stems: set[str] = set()
+        for p in passages:
+            evidence_stems |= _stems(p.title) | _stems(p.text)
+        gaps = [] if abstains else evidence_gaps(question, answer, passages)
+        gap_fail = len(gaps) > self.max_gaps
+        issues: list[str] = []
+        if gap_fail:
+            # Keywords no passage holds at all first: they are what retrieval must find.
+            gaps.sort(key=lambda w: stem(w) in evidence_stems)
+            issues.append(bound(NO_EVIDENCE + ", ".join(gaps)))
+        elif abstains or (best.missing_keywords and completeness < self.min_completeness):
+            missing = list(best.missing_keywords)
+            absent = [w for w in missing if stem(w) not in evidence_stems] or missing
+            if absent:
+                issues.append(bound(NO_EVIDENCE + ", ".join(absent)))
+        if own.unsupported_words and consistency < self.min_consistency and not abstains:
+            issues.append(bound(UNSUPPORTED + ", ".join(own.unsupported_words)))
+
+        failed = []
+        if abstains:
+            failed.append("the answer abstains")
+        if consistency < self.min_consistency:
+            failed.append(f"consistency {consistency:.2f} < {self.min_consistency:.2f}")
+        if factuality < self.min_factuality:
+            failed.append(f"factuality {factuality:.2f} < {self.min_factuality:.2f}")
+        if completeness < self.min_completeness:
+            failed.append(f"completeness {completeness:.2f} < {self.min_completeness:.2f}")
+        if gap_fail:
+            failed.append(f"{len(gaps)} question keyword(s) without evidence")
+        scores = {
+            "completeness": round(completeness, 4),
+            "consistency": round(consistency, 4),
+            "factuality": round(factuality, 4),
+            "confidence": round(own.confidence, 4),
+            "coherence": round(own.coherence, 4),
+        }
+        n_words = len(answer.split())
+        if not failed and n_words > self.direct_max_words:
+            reason = f"the answer runs to {n_words} words; give a shorter, more direct answer"
+            verdict = Verdict(accept=False, issues=[], reason=reason, raw=claim or "")
+        elif not failed:
+            reason = "supported: " + ", ".join(f"{k} {v:.2f}" for k, v in scores.items())
+            verdict = Verdict(accept=True, issues=[], reason=reason, raw=claim or "")
+        else:
+            verdict = Verdict(
+                accept=False, issues=issues, reason="; ".join(failed), raw=claim or ""
+            )
+        verdict.form_only = is_form_only(verdict)
+        self.last_scores = scores
+        self.last_ms = (time.perf_counter() - t0) * 1000.0
+        return verdict
+
+
+def _make_evaluator(cls: Any, settings: Settings) -> Any:
+    """Build the quality Evaluator from Settings, whatever constructor it offers."""
+    for attr in ("from_settings", "for_settings"):
+        factory = getattr(cls, attr, None)
+        if callable(factory):
+            return factory(settings)
+    try:
+        return cls(settings)
+    except TypeError:
+        return cls()
+
+
+# ---- model critic ---------------------------------------------------------------------
+
+CRITIC_PROMPT = (
+    "Question: {question}\nEvidence: {evidence}\nProposed answer: {answer}\n"
+    "Is the answer supported by the evidence? Answer Accept or Reject, "
+    "then say what evidence is missing."
+)
+
+_NEGATED_ACCEPT = re.compile(
+    r"\b(?:not|cannot|can't|can\s+not|don't|do\s+not|shouldn't|should\s+not|won't)\s+"
+    r"(?:be\s+)?(?:accept(?:ed)?|supported|support)\b",
+    re.IGNORECASE,
+)
+_ACCEPT = re.compile(
+    r"\b(?:accept(?:ed|able)?|approve[d]?|yes|supported|correct|true|sufficient)\b", re.IGNORECASE
+)
+_REJECT = re.compile(
+    r"\b(?:reject(?:ed)?|no|not\s+supported|unsupported|incorrect|false|insufficient|"
+    r"wrong|unanswerable)\b",
+    re.IGNORECASE,
+)
+_ISSUE_SPLIT = re.compile(r"(?<=[.;!?])\s+|\n+")
+_MISSING_CUES = re.compile(
+    r"(?:missing|no evidence (?:for|of|about|that)|lacks?"
+    r"|need(?:s|ed)? (?:evidence|information) (?:about|on|for|of)"
+    r"|does not (?:mention|say|state)|not mentioned|nothing about|no information (?:about|on))"
+    r"[:\s]*(.*)",
+    re.IGNORECASE,
+)
+
+
+def parse_critique(raw: str) -> Verdict:
+    """Turn a model's free-text critique into a Verdict.
+
+    The first decisive word wins (a negated "accept" is a rejection). Text after it is the
+    reason; sentences that name missing evidence become issues. Nothing decisive means
+    the critique is unparseable: Reject, with the raw text kept for the trace."""
+    text = (raw or "").strip()
+    body = re.sub(r"^\W+", "", text)
+    decisions: list[tuple[int, bool, int]] = []
+    for m in _NEGATED_ACCEPT.finditer(body):
+        decisions.append((m.start(), False, m.end()))
+    for m in _REJECT.finditer(body):
+        decisions.append((m.start(), False, m.end()))
+    for m in _ACCEPT.finditer(body):
+        if any(s <= m.start() < e for s, _, e in decisions):
+            continue
+        decisions.append((m.start(), True, m.end()))
+    if not decisions:
+        return Verdict(accept=False, reason="unparseable critique", raw=text)
+    start, accept, end = min(decisions)
+    if start > 80:  # a verdict word buried deep in prose is not a verdict
+        return Verdict(accept=False, reason="unparseable critique", raw=text)
+    rest = body[end:].strip(" .,:;-\n\t")
+    issues: list[str] = []
+    if not accept:
+        for sentence in _ISSUE_SPLIT.split(rest):
+            m = _MISSING_CUES.search(sentence)
+            if m:
+                what = m.group(1).strip(" .,:;")
+                issue = NO_EVIDENCE + what if what else sentence.strip()
+                issues.append(bound(issue))
+            if len(issues) == 3:
+                break
+    verdict = Verdict(accept=accept, issues=issues, reason=bound(rest, 400), raw=text)
+    verdict.form_only = is_form_only(verdict)
+    return verdict
+
+
+class ModelCritic:
+    """Flan-T5 judges sufficiency. Its generation is capped by `critic_max_tokens`."""
+
+    name = "model"
+
+    def __init__(self, settings: Settings, model: Any, model_name: str = "flan-t5") -> None:
+        self.settings = settings
+        self.model = model
+        self.name = f"model:{model_name}"
+        self.max_tokens = settings.critic_max_tokens
+
+    def prompt(self, question: str, answer: str, passages: Sequence[Passage]) -> str:
+        """The SIM-RAG-style critique prompt. The evidence is budgeted so the question, the
+        proposed answer and the instruction always fit: an input-length cut must never
+        remove the very answer being judged."""
+        s = self.settings
+        encode = getattr(self.model, "encode", None)
+        decode = getattr(self.model, "decode", None)
+        texts = [f"{p.title}: {p.text}" for p in passages]
+        parts: list[str] = []
+        if callable(encode) and callable(decode):
+            fixed = len(encode(CRITIC_PROMPT.format(question=question, evidence="", answer=answer)))
+            budget = s.input_max_tokens - fixed - 2 * len(texts) - 2
+            for text in texts:
+                if budget <= 8:
+                    break
+                ids = list(encode(text, min(s.passage_max_tokens, budget)))
+                if ids and ids[-1] == getattr(self.model, "eos_id", None):
+                    ids = ids[:-1]
+                parts.append(decode(ids).strip())
+                budget -= len(ids) + 2
+        else:  # no tokenizer at hand: count words (~0.75 words per T5 token)
+            budget = max(64, int(s.input_max_tokens * 0.7))
+            per_passage = max(16, int(s.passage_max_tokens * 0.7))
+            for text in texts:
+                words = text.split()[: min(per_passage, budget)]
+                if not words:
+                    break
+                parts.append(" ".join(words))
+                budget -= len(words)
+        return CRITIC_PROMPT.format(
+            question=question,
+            evidence=" [SEP] ".join(p for p in parts if p) or "(none)",
+            answer=answer,
+        )
+
+    def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict:
+        prompt = self.prompt(question, answer, passages)
+        out = self.model.generate_text(
+            prompt,
+            max_input_tokens=self.settings.input_max_tokens,
+            max_new_tokens=self.max_tokens,
+        )
+        text = out[0] if isinstance(out, tuple) else str(out)
+        return parse_critique(text)
+
+
+def make_critic(settings: Settings, engine: Any | None = None) -> Critic:
+    """The critic Settings name. `model` needs an installed Flan-T5 model."""
+    from scim_edge.errors import ModelError
+
+    if settings.critic == "heuristic":
+        return HeuristicCritic(settings)
+    if settings.critic == "model":
+        model, name = load_seq2seq(settings, engine)
+        if model is None:
+            raise ModelError(
+                "--critic model needs an installed Flan-T5 model",
+                hint="install one with `scim-edge models import DIR`, or use --critic heuristic",
+            )
+        return ModelCritic(settings, model, name)
+    raise ModelError(f"unknown critic '{settings.critic}' (choose heuristic or model)")
+
+
+def load_seq2seq(settings: Settings, engine: Any | None = None) -> tuple[Any | None, str]:
+    """The Flan-T5 runtime to reuse: the generator's own when it has one, else the
+    installed default. Cached in `engine.extras` so a session loads it once."""
+    extras = getattr(engine, "extras", None)
+    if extras is not None and "seq2seq" in extras:
+        return extras["seq2seq"]
+    gen = getattr(engine, "generator", None)
+    model = getattr(gen, "model", None)
+    if model is not None and hasattr(model, "generate_text"):
+        found = (model, getattr(gen, "name", "flan-t5"))
+    else:
+        found = _load_installed_seq2seq(settings)
+    if extras is not None:
+        extras["seq2seq"] = found
+    return found
+
+
+def _load_installed_seq2seq(settings: Settings) -> tuple[Any | None, str]:
+    try:
+        from models.seq2seq import Seq2SeqModel
+        from models.store import default_model, resolve_model
+    except ImportError:
+        return None, ""
+    name = settings.model if settings.model not in (None, "extractive") else None
+    try:
+        path = resolve_model(name, "seq2seq") if name else default_model("seq2seq")
+    except Exception:  # noqa: BLE001 - a missing model simply means "no model critic"
+        return None, ""
+    if path is None:
+        return None, ""
+    from pathlib import Path
+
+    path = Path(getattr(path, "path", path))
+    return Seq2SeqModel.load(path, threads=settings.threads), path.name

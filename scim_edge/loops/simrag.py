@@ -1,0 +1,466 @@
+"""The SIM-RAG-style critic loop: retrieve → generate → critique, with safe stopping.
+
+A Critic separate from the generator decides whether the answer is supported. The loop
+follows the contract of its issue exactly:
+
+1. It binds one retriever, one generator and one critic, and optionally one rewriter and
+   one reranker. The bindings come from Settings and appear in `Answer.bindings` and as
+   the first trace event.
+2. The reranker, generator and critic see only the user's original question. Rewritten
+   queries (and HyDE passages) only fetch candidates: never evidence, never context.
+3. An answer is returned only when the critic approves a direct, non-abstaining answer.
+4. `max_iterations`, `max_new_tokens` (answer generation only) and `critic_max_tokens`
+   must be positive integers: ValueError in the API, exit 2 on the CLI.
+5. Follow-up queries are at most three concrete missing-evidence issues, each cut to 160
+   characters; with none usable, the question plus the critic's reason, cut the same way.
+6. Every round's `Retrieved` event and record list the accumulated and the new ids.
+7. A form-only rejection is answered by one regeneration in the same iteration (same
+   question, same passages, bounded guidance), critiqued again and traced as
+   `regeneration`; an approved revision stops with `critic_approved_after_regeneration`.
+8. At the iteration limit, or when a rejected round brings no new passage, the answer is
+   exactly `Insufficient evidence to answer reliably.` (status `insufficient_evidence`).
+9. Abstentions count as rejections even when the critic approves them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from scim_edge.critic import (
+    FEEDBACK_CHARS,
+    NO_EVIDENCE,
+    UNSUPPORTED,
+    HeuristicCritic,
+    bound,
+    guidance_for,
+    has_evidence_signal,
+    is_abstention,
+    is_form_only,
+    make_critic,
+)
+from scim_edge.errors import ConfigError
+from scim_edge.loops.base import Run, make_bindings, ms_since
+from scim_edge.quality import tier as tier_of
+from scim_edge.types import (
+    DIMENSIONS,
+    INSUFFICIENT_EVIDENCE,
+    Critiqued,
+    Decided,
+    Event,
+    Final,
+    Generated,
+    IterationStarted,
+    Passage,
+    QualityReport,
+    Regenerated,
+    Retrieved,
+    Scored,
+    StepStarted,
+    Verdict,
+)
+
+if TYPE_CHECKING:
+    from scim_edge.engine import Engine
+    from scim_edge.settings import Settings
+
+MAX_FOLLOWUPS = 3
+
+STOP_APPROVED = "critic_approved"
+STOP_APPROVED_REGEN = "critic_approved_after_regeneration"
+STOP_LIMIT = "max_iterations_reached"
+STOP_NO_NEW = "no_new_evidence"
+STOP_NO_EVIDENCE = "no_evidence"
+
+
+class LoopOptionError(ConfigError, ValueError):
+    """A bad request option: a ValueError for API callers, a UserError (exit 2) for the CLI."""
+
+
+def check_positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise LoopOptionError(f"{name} must be a positive integer (got {value!r})")
+    if value <= 0:
+        raise LoopOptionError(f"{name} must be a positive integer (got {value!r})")
+    return value
+
+
+def validate_options(settings: Settings) -> None:
+    """Contract 4: every request option the loop reads is a positive integer."""
+    check_positive_int("max_iterations", settings.max_iterations)
+    check_positive_int("max_tokens", settings.max_new_tokens)
+    check_positive_int("critic_max_tokens", settings.critic_max_tokens)
+
+
+@dataclass
+class Bindings(Event):
+    """Which retriever, generator, critic, rewriter and reranker this run binds."""
+
+    bindings: dict[str, str] = field(default_factory=dict)
+    kind: str = field(init=False, default="bindings")
+
+
+_LABEL = re.compile(
+    rf"^\s*(?:{re.escape(NO_EVIDENCE.strip())}|{re.escape(UNSUPPORTED.strip())})\s*", re.I
+)
+
+
+def search_text(query: str) -> str:
+    """What the retriever is sent for a follow-up query: the issue without its label
+    ("no evidence for: Thetis" searches for "Thetis")."""
+    return _LABEL.sub("", query).strip() or query
+
+
+def followup_queries(question: str, verdict: Verdict) -> tuple[list[str], str]:
+    """Contract 5: up to three concrete missing-evidence issues, each cut to 160 chars;
+    otherwise the question plus the critic's reason, cut the same way.
+    Returns the queries and which rule produced them ("issues" | "generic")."""
+    concrete: list[str] = []
+    for issue in verdict.issues:
+        text = bound(issue, FEEDBACK_CHARS)
+        if not text or not has_evidence_signal(text) or not search_text(text).strip(" .,:;"):
+            continue
+        if text not in concrete:
+            concrete.append(text)
+        if len(concrete) == MAX_FOLLOWUPS:
+            break
+    if concrete:
+        return concrete, "issues"
+    reason = verdict.reason if verdict.reason != "unparseable critique" else ""
+    return [bound(f"{question} {reason}", FEEDBACK_CHARS)], "generic"
+
+
+def binding_name(obj: Any, default: str = "none") -> str:
+    if obj is None:
+        return default
+    return str(getattr(obj, "name", None) or type(obj).__name__)
+
+
+class SimRagLoop:
+    """The critic loop. Optional slots that stay empty cost nothing: no object is built."""
+
+    loop_name = "simrag"
+
+    def __init__(
+        self,
+        settings: Settings,
+        engine: Engine,
+        *,
+        critic: Any | None = None,
+        rewriter: Any | None = None,
+        reranker: Any | None = None,
+        retriever: Any | None = None,
+    ) -> None:
+        validate_options(settings)
+        self.settings = settings
+        self.engine = engine
+        extras = engine.extras
+        self.retriever = retriever or extras.get("retriever") or self._retriever()
+        self.generator = engine.generator
+        self.critic = critic or extras.get("critic") or make_critic(settings, engine)
+        if rewriter is None and "rewriter" not in extras:
+            from scim_edge.rewriter import make_rewriter
+
+            rewriter = self._cached(
+                f"rewriter:{settings.rewriter}:{settings.model}",
+                lambda: make_rewriter(settings, engine),
+            )
+        self.rewriter = rewriter if rewriter is not None else extras.get("rewriter")
+        if reranker is None and "reranker" not in extras:
+            from scim_edge.rerank import make_reranker
+
+            reranker = self._cached(
+                f"reranker:{settings.reranker}:{settings.embedding_model}",
+                lambda: make_reranker(settings, engine),
+            )
+        self.reranker = reranker if reranker is not None else extras.get("reranker")
+        from scim_edge.quality import Evaluator
+
+        self.evaluator = Evaluator(settings)
+        self.bindings = make_bindings(
+            engine,
+            settings,
+            critic=binding_name(self.critic),
+            rewriter=binding_name(self.rewriter),
+            reranker=binding_name(self.reranker),
+        )
+        self.bindings["retriever"] = binding_name(self.retriever, "bm25")
+
+    def _cached(self, key: str, build: Any) -> Any:
+        """Slot objects live as long as the engine: a model or an embedding store is
+        opened once per session, not once per question."""
+        cache = self.engine.extras
+        if key not in cache:
+            cache[key] = build()
+        return cache[key]
+
+    def _retriever(self) -> Any:
+        """BM25 as the engine opened it, or the vector / hybrid retriever over it (built
+        once per engine and kept in `engine.extras`)."""
+        s = self.settings
+        base = self.engine.retriever
+        if s.retriever == "bm25" and not s.hyde:
+            return base
+        from scim_edge.vector_index import make_retriever
+
+        key = f"retriever:{s.retriever}:{s.hyde}:{s.embedding_model}"
+        return self._cached(key, lambda: make_retriever(s, base, self.engine))
+
+    # ---- steps --------------------------------------------------------------------------
+
+    def _retrieve(self, queries: list[str], k: int, seen: set[str]) -> list[Passage]:
+        """Up to k new passages per query. With a reranker bound, the top `candidates`
+        hits are reordered by their fit to the ORIGINAL question (contract 2)."""
+        question = self._question
+        taken: list[Passage] = []
+        exclude = set(seen)
+        for query in queries:
+            text = search_text(query)
+            if self.reranker is None:
+                hits = self.retriever.search(text, k, exclude_ids=exclude)
+            else:
+                cands = self.retriever.search(text, self.settings.candidates, exclude_ids=exclude)
+                hits = self.reranker.rerank(question, cands, k)
+            for p in hits[:k]:
+                if p.doc_id not in exclude:
+                    exclude.add(p.doc_id)
+                    taken.append(p)
+        return taken
+
+    def _judge(self, answer: str, passages: list[Passage]) -> Verdict:
+        """The critic's verdict, with contract 9 enforced on top: an abstention is never
+        approved, whatever the critic says."""
+        verdict = self.critic.judge(self._question, answer, list(passages))
+        if not isinstance(verdict, Verdict):
+            raise TypeError(f"critic {self.bindings['critic']} returned {type(verdict).__name__}")
+        if is_abstention(answer):
+            if verdict.accept:
+                verdict = dataclasses.replace(
+                    verdict,
+                    accept=False,
+                    form_only=False,
+                    reason=(
+                        "the answer abstains; the critic's approval is overridden"
+                        + (f" ({verdict.reason})" if verdict.reason else "")
+                    ),
+                )
+            else:
+                verdict = dataclasses.replace(verdict, form_only=False)
+        else:
+            verdict = dataclasses.replace(verdict, form_only=is_form_only(verdict))
+        return verdict
+
+    def _grounded(self, report: QualityReport) -> QualityReport:
+        """The five SCIM scores as the heuristic critic judged them (a short answer scored
+        with the sentence that states it), so the shown Q matches the decision; other
+        critics leave the Evaluator's plain scores."""
+        seen = getattr(self.critic, "last_scores", None)
+        if not isinstance(self.critic, HeuristicCritic) or not seen:
+            return report
+        dims = {d: float(seen.get(d, getattr(report, d))) for d in DIMENSIONS}
+        q = sum(w * dims[d] for w, d in zip(self.settings.weights, DIMENSIONS, strict=True))
+        return dataclasses.replace(report, **dims, quality=q, tier=tier_of(q))
+
+    # ---- the loop -----------------------------------------------------------------------
+
+    def run(self, question: str) -> Iterator[Event]:
+        s = self.settings
+        self._question = question
+        run = Run(
+            question=question,
+            loop=self.loop_name,
+            settings=s,
+            engine=self.engine,
+            bindings=dict(self.bindings),
+        )
+        yield run.emit(Bindings(bindings=dict(self.bindings)))
+
+        queries = [question]
+        if self.rewriter is not None:
+            rewrites = [bound(r) for r in self.rewriter.rewrite(question) if r and r.strip()]
+            queries += [r for r in rewrites if r.lower() != question.lower()]
+        last_answer = ""
+        last_verdict: Verdict | None = None
+
+        for t in range(1, s.max_iterations + 1):
+            mode = f"critic-{t}"
+            run.begin_iteration()
+            yield run.emit(IterationStarted(t=t, mode=mode, queries=list(queries)))
+
+            yield run.emit(StepStarted(t=t, step="retrieve"))
+            t0 = time.perf_counter()
+            with run.step("retrieve"):
+                new = run.add(self._retrieve(queries, s.k1 if t == 1 else s.k2, run.seen_ids))
+            yield run.emit(
+                Retrieved(
+                    t=t,
+                    mode=mode,
+                    queries=list(queries),
+                    new_passages=new,
+                    doc_ids=run.doc_ids,
+                    ms=ms_since(t0),
+                )
+            )
+            hypothesis = getattr(self.retriever, "last_hypothesis", None)
+            if hypothesis:
+                run.trace.append(
+                    {
+                        "kind": "hyde",
+                        "t": t,
+                        "hypothesis": hypothesis,
+                        "note": "query vector only; never evidence",
+                    }
+                )
+
+            if not new:
+                # Nothing new to read: the same question over the same passages cannot
+                # earn a different verdict, so the round ends here (contract 8).
+                why = (
+                    "the question matches no passage"
+                    if t == 1
+                    else "the follow-up retrieval after a rejection added no new passage"
+                )
+                rec = run.record(
+                    t,
+                    mode,
+                    queries,
+                    new,
+                    last_answer,
+                    {},
+                    "stop",
+                    last_verdict.to_dict() if last_verdict else None,
+                )
+                yield run.emit(Decided(t=t, decision="stop", reason=why, record=rec))
+                yield self._stop(run, STOP_NO_EVIDENCE if t == 1 else STOP_NO_NEW)
+                return
+
+            passages = list(run.passages)
+            yield run.emit(StepStarted(t=t, step="generate"))
+            with run.step("generate"):
+                gen = self.generator.generate(
+                    question, passages, guidance=None, max_new_tokens=s.max_new_tokens
+                )
+            answer = gen.text.strip()
+            yield run.emit(
+                Generated(
+                    t=t,
+                    answer=answer,
+                    ms=gen.ms,
+                    input_tokens=gen.input_tokens,
+                    output_tokens=gen.output_tokens,
+                )
+            )
+
+            yield run.emit(StepStarted(t=t, step="critique"))
+            t0 = time.perf_counter()
+            with run.step("critique"):
+                verdict = self._judge(answer, passages)
+            yield run.emit(Critiqued(t=t, verdict=verdict, ms=ms_since(t0)))
+
+            regeneration: dict[str, Any] | None = None
+            if not verdict.accept and verdict.form_only:
+                # Contract 7: one regeneration, same question and passages, bounded guidance.
+                guidance = guidance_for(verdict)
+                yield run.emit(StepStarted(t=t, step="regenerate"))
+                with run.step("regenerate"):
+                    gen2 = self.generator.generate(
+                        question, passages, guidance=guidance, max_new_tokens=s.max_new_tokens
+                    )
+                revised = gen2.text.strip()
+                with run.step("critique"):
+                    verdict2 = self._judge(revised, passages)
+                yield run.emit(
+                    Regenerated(
+                        t=t, original=answer, guidance=guidance, revised=revised, verdict=verdict2
+                    )
+                )
+                regeneration = {
+                    "original": answer,
+                    "guidance": guidance,
+                    "revised": revised,
+                    "verdict": verdict2.to_dict(),
+                    "first_verdict": verdict.to_dict(),
+                }
+                answer, verdict = revised, verdict2
+
+            t0 = time.perf_counter()
+            with run.step("evaluate"):
+                report = self._grounded(self.evaluator.score(question, answer, passages))
+            yield run.emit(Scored(t=t, report=report, ms=ms_since(t0)))
+            last_answer, last_verdict = answer, verdict
+            verdict_d = verdict.to_dict()
+            if regeneration is not None:
+                verdict_d["regeneration"] = regeneration
+
+            if verdict.accept:
+                stop = STOP_APPROVED_REGEN if regeneration else STOP_APPROVED
+                rec = run.record(
+                    t, mode, queries, new, answer, report.scores(), "accept", verdict_d
+                )
+                yield run.emit(
+                    Decided(
+                        t=t, decision="accept", reason=_accept_reason(verdict, stop), record=rec
+                    )
+                )
+                yield run.finish(
+                    answer=answer,
+                    status="accepted",
+                    stop_reason=stop,
+                    quality=report.quality,
+                    tier=report.tier,
+                )
+                return
+            if t >= s.max_iterations:
+                rec = run.record(t, mode, queries, new, answer, report.scores(), "stop", verdict_d)
+                yield run.emit(
+                    Decided(
+                        t=t,
+                        decision="stop",
+                        reason=f"rejected at the iteration limit ({s.max_iterations}); "
+                        + _reject_reason(verdict),
+                        record=rec,
+                    )
+                )
+                yield self._stop(run, STOP_LIMIT)
+                return
+            queries, rule = followup_queries(question, verdict)
+            verdict_d["followup"] = {"rule": rule, "queries": list(queries)}
+            rec = run.record(t, mode, queries, new, answer, report.scores(), "reject", verdict_d)
+            yield run.emit(
+                Decided(
+                    t=t,
+                    decision="reject",
+                    reason=_reject_reason(verdict) + f"; next: {rule} queries",
+                    record=rec,
+                )
+            )
+        raise AssertionError("unreachable: the loop always ends inside its iterations")
+
+    @staticmethod
+    def _stop(run: Run, stop_reason: str) -> Final:
+        """Contract 8: the safe stop, with exactly the insufficient-evidence sentence."""
+        return run.finish(
+            answer=INSUFFICIENT_EVIDENCE,
+            status="insufficient_evidence",
+            stop_reason=stop_reason,
+            quality=0.0,
+            tier="low",
+        )
+
+
+# ---- helpers ------------------------------------------------------------------------
+
+
+def _accept_reason(verdict: Verdict, stop: str) -> str:
+    base = "the critic approves" + (" the revised answer" if stop == STOP_APPROVED_REGEN else "")
+    return f"{base}: {verdict.reason}" if verdict.reason else base
+
+
+def _reject_reason(verdict: Verdict) -> str:
+    parts = [verdict.reason] if verdict.reason else []
+    parts += [i for i in verdict.issues if i not in parts]
+    return "the critic rejects" + (": " + "; ".join(parts) if parts else "")
