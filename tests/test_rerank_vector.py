@@ -270,3 +270,25 @@ def test_simrag_loop_with_the_embedding_reranker_bound(bm25, minilm):
     assert answer.iterations[0].new_doc_ids
     first_titles = set(answer.iterations[0].new_titles.values())
     assert "Ada Lovelace" in first_titles
+
+
+def test_build_index_embeddings_flag_stores_vectors_inside_the_atomic_build(
+    minilm, tmp_path, capsys
+):
+    from scim_edge.cli import main
+    from scim_edge.demo import demo_dump_path
+
+    out = tmp_path / "idx"
+    rc = main(
+        ["build-index", str(demo_dump_path()), "--out", str(out), "--embeddings", str(minilm)]
+    )
+    assert rc == 0, capsys.readouterr().err
+    manifest = json.loads((out / "manifest.json").read_text())
+    meta = json.loads((out / META).read_text())
+    assert manifest["embeddings"]["count"] == meta["count"] == manifest["counts"]["passages"]
+    assert (out / MATRIX).stat().st_size == meta["count"] * meta["dim"] * 2  # float16
+    # a bad model leaves no index behind
+    bad = tmp_path / "bad"
+    rc = main(["build-index", str(demo_dump_path()), "--out", str(bad), "--embeddings", "nope"])
+    assert rc == 2 and not bad.exists()
+    assert "nope" in capsys.readouterr().err

@@ -1,0 +1,93 @@
+"""Retrieval quality of the BM25 index (issue 2, part 6).
+
+    python benchmarks/recall.py                 # builds enwiki-sample into a temp dir
+    python benchmarks/recall.py --index DIR     # an index already built from it
+
+For every answerable question of ../shared/data/qa-dev.jsonl (non-empty `answers`), it
+searches the question text as a user would type it and counts a hit at k when a passage of a
+gold article (`titles`) is among the top k. Reports recall@5 and recall@20, per question type
+too, and the misses, to benchmarks/results/recall.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+RESULTS = ROOT / "benchmarks" / "results" / "recall.json"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=Path, help="index dir built from enwiki-sample.xml.bz2")
+    ap.add_argument("--qa", type=Path, default=DATA / "qa-dev.jsonl")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    a = ap.parse_args()
+
+    from index_builder.build import build_index
+    from scim_edge.retrieval import BM25Retriever
+
+    index = a.index
+    if index is None:
+        index = Path(tempfile.mkdtemp(prefix="recall-")) / "enwiki-sample"
+        build_index(DATA / "enwiki-sample.xml.bz2", index)
+    retriever = BM25Retriever.open(index)
+    questions = [json.loads(x) for x in a.qa.read_text(encoding="utf-8").splitlines() if x]
+    answerable = [q for q in questions if q["answers"]]
+    hits: dict[int, int] = {5: 0, 20: 0}
+    by_type: dict[str, dict[str, int]] = defaultdict(lambda: {"n": 0, "at5": 0, "at20": 0})
+    misses = []
+    t0 = time.perf_counter()
+    for q in answerable:
+        titles = [p.title for p in retriever.search(q["question"], 20)]
+        gold = set(q["titles"])
+        at5 = any(t in gold for t in titles[:5])
+        at20 = any(t in gold for t in titles)
+        hits[5] += at5
+        hits[20] += at20
+        t = by_type[q.get("type", "?")]
+        t["n"] += 1
+        t["at5"] += at5
+        t["at20"] += at20
+        if not at5:
+            misses.append({"id": q["id"], "question": q["question"], "gold": q["titles"],
+                           "top5": titles[:5]})  # fmt: skip
+    ms = (time.perf_counter() - t0) * 1000 / max(1, len(answerable))
+    n = len(answerable)
+    result = {
+        "benchmark": "recall",
+        "index": str(index),
+        "questions": len(questions),
+        "answerable": n,
+        "recall_at_5": round(hits[5] / n, 4),
+        "recall_at_20": round(hits[20] / n, 4),
+        "by_type": {
+            k: {
+                "n": v["n"],
+                "recall_at_5": round(v["at5"] / v["n"], 4),
+                "recall_at_20": round(v["at20"] / v["n"], 4),
+            }
+            for k, v in sorted(by_type.items())
+        },  # fmt: skip
+        "mean_search_ms": round(ms, 2),
+        "field_boosts": retriever.boosts,
+        "analyzer": retriever.analyzer_name,
+        "misses_at_5": misses,
+    }
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k != "misses_at_5"}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,312 @@
+"""BM25 passage retrieval over an index built by `index_builder`.
+
+User text never reaches Tantivy's query parser: the query is run through the index's own
+analyzer (the one the builder registered, see `index_builder.schema`), stopwords are dropped,
+and a boolean query of term queries is built field by field with the schema's boosts. So
+`Who wrote "Animal Farm"?` or `AND OR ( ) : ^ *` are just words.
+
+An index is opened by path once; its segment files stay mapped, so a reader keeps working
+while a rebuild swaps a new index in under the same name (the old directory is renamed away
+only after the new one is in place).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import tantivy
+
+from index_builder import schema as S
+from scim_edge import paths
+from scim_edge.atomic import is_hidden_temp
+from scim_edge.errors import IndexError_, UserError
+from scim_edge.textutil import STOPWORDS
+from scim_edge.types import Passage
+
+DEFAULT_NAME = "default"
+MANIFEST = "manifest.json"
+MAX_QUERY_TERMS = 64
+DISAMBIGUATION_WEIGHT = 0.5
+DISAMBIGUATION_SLACK = 5
+
+
+@dataclass(frozen=True)
+class IndexInfo:
+    name: str
+    path: Path
+    manifest: dict[str, Any] | None  # None when missing or unreadable
+
+    @property
+    def ok(self) -> bool:
+        return self.manifest is not None
+
+
+def _read_manifest(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def list_indexes() -> list[IndexInfo]:
+    """The indexes installed under `paths.indexes_dir()`, by name (temp dirs of builds
+    in progress are not indexes)."""
+    base = paths.indexes_dir()
+    if not base.is_dir():
+        return []
+    out = []
+    for child in sorted(base.iterdir()):
+        if child.is_dir() and not is_hidden_temp(child.name) and not child.name.startswith("."):
+            out.append(IndexInfo(child.name, child, _read_manifest(child)))
+    return out
+
+
+def _fix(name: str | None = None) -> str:
+    target = f"--name {name} " if name and name != DEFAULT_NAME else ""
+    return f"rebuild it: scim-edge build-index DUMP {target}--force"
+
+
+def resolve_index_dir(name_or_dir: Any = None) -> Path:
+    """The index directory a user means.
+
+    A path (absolute, relative with a separator, or an existing directory) is taken as is;
+    a bare name is looked up under the indexes directory. None means the index named
+    "default" if present, else the only one installed. Settings objects are accepted too
+    (their `.index` is used)."""
+    if name_or_dir is not None and not isinstance(name_or_dir, str | Path):
+        name_or_dir = getattr(name_or_dir, "index", None)
+    if name_or_dir is None or str(name_or_dir) == "":
+        installed = list_indexes()
+        for info in installed:
+            if info.name == DEFAULT_NAME:
+                return info.path
+        if len(installed) == 1:
+            return installed[0].path
+        if not installed:
+            raise IndexError_(
+                f"no index installed in {paths.indexes_dir()}",
+                hint="build one with `scim-edge build-index DUMP` or try `scim-edge demo`",
+            )
+        names = ", ".join(i.name for i in installed)
+        raise IndexError_(
+            f"several indexes are installed ({names}) and none is named '{DEFAULT_NAME}'",
+            hint="choose one with --index NAME",
+        )
+    text = str(name_or_dir)
+    candidate = Path(text).expanduser()
+    if isinstance(name_or_dir, Path) or "/" in text or "\\" in text or text.startswith("."):
+        if not candidate.is_dir():
+            raise IndexError_(
+                f"no index at {candidate}",
+                hint="build one with `scim-edge build-index DUMP --out DIR`",
+            )
+        return candidate.resolve()
+    named = paths.indexes_dir() / text
+    if named.is_dir():
+        return named
+    if candidate.is_dir():
+        return candidate.resolve()
+    installed = ", ".join(i.name for i in list_indexes()) or "none"
+    raise IndexError_(
+        f"no index named '{text}' (installed: {installed})",
+        hint=f"build it with `scim-edge build-index DUMP --name {text}`",
+    )
+
+
+class BM25Retriever:
+    """Search one passage index. Thread-safe for concurrent searches."""
+
+    def __init__(self, path: Path, index: tantivy.Index, manifest: dict[str, Any]) -> None:
+        self.path = path
+        self.index_dir = path
+        self.index = index
+        self.manifest = manifest
+        self.name = path.name
+        self.schema = index.schema
+        self.analyzer_name = str(manifest.get("analyzer") or "stem_english")
+        self._stem = S.text_analyzer(self.analyzer_name)
+        self._plain = S.text_analyzer("plain")
+        self.searcher = index.searcher()
+        self.passage_count = int(self.searcher.num_docs)
+        self.boosts = dict(S.FIELD_BOOSTS)
+
+    @classmethod
+    def open(cls, path: str | Path) -> BM25Retriever:
+        path = Path(path).expanduser()
+        name = path.name
+        if not path.is_dir():
+            raise IndexError_(f"no index at {path}", hint=_fix(name))
+        manifest = _read_manifest(path)
+        if manifest is None:
+            raise IndexError_(
+                f"index at {path} is incomplete or corrupt (no readable {MANIFEST})",
+                hint=_fix(name),
+            )
+        version = manifest.get("schema_version")
+        if version != S.SCHEMA_VERSION:
+            raise IndexError_(
+                f"index at {path} has schema version {version!r}; this scim-edge reads "
+                f"{S.SCHEMA_VERSION}",
+                hint=_fix(name),
+            )
+        try:
+            index = tantivy.Index.open(str(path))
+            analyzer = str(manifest.get("analyzer") or "stem_english")
+            S.register_analyzer(index, analyzer)
+            index.reload()
+        except (ValueError, OSError, RuntimeError) as e:
+            msg = " ".join(str(e).split())[:200]
+            raise IndexError_(f"cannot open index at {path}: {msg}", hint=_fix(name)) from None
+        return cls(path, index, manifest)
+
+    # ---- queries -----------------------------------------------------------------------
+
+    def query_terms(self, query: str) -> list[str]:
+        """The analyzed terms of a user query: content words first; all words when the
+        query is only stopwords ("The Who")."""
+        words = self._plain.analyze(query)
+        content = [w for w in words if w not in STOPWORDS] or words
+        seen: dict[str, None] = {}
+        for w in content:
+            for t in self._stem.analyze(w):
+                seen.setdefault(t, None)
+        return list(seen)[:MAX_QUERY_TERMS]
+
+    def _query(self, terms: Iterable[str], exclude_ids: Collection[str]) -> tantivy.Query:
+        Q, Occur = tantivy.Query, tantivy.Occur
+        should = []
+        for t in terms:
+            for f, boost in self.boosts.items():
+                q = Q.term_query(self.schema, f, t)
+                should.append((Occur.Should, Q.boost_query(q, boost) if boost != 1.0 else q))
+        query = Q.boolean_query(should)
+        if exclude_ids:
+            nots = [(Occur.MustNot, Q.term_query(self.schema, S.DOC_ID, d)) for d in exclude_ids]
+            query = Q.boolean_query([(Occur.Must, query), *nots])
+        return query
+
+    def _corrupt(self, e: BaseException) -> IndexError_:
+        msg = " ".join(str(e).split())[:200] or type(e).__name__
+        return IndexError_(
+            f"index at {self.path} is corrupt or was removed: {msg}", hint=_fix(self.name)
+        )
+
+    def search(self, query: str, k: int, exclude_ids: Collection[str] = ()) -> list[Passage]:
+        """Top-`k` passages for plain-text `query`, never any in `exclude_ids`."""
+        try:
+            return self._search(query, k, exclude_ids)
+        except (ValueError, OSError, RuntimeError) as e:
+            # Tantivy notices a missing or damaged segment file only when a query reads it.
+            raise self._corrupt(e) from None
+
+    def _search(self, query: str, k: int, exclude_ids: Collection[str]) -> list[Passage]:
+        if k <= 0:
+            return []
+        terms = self.query_terms(query)
+        if not terms:
+            return []
+        q = self._query(terms, exclude_ids)
+        # Disambiguation pages are lists of links, rarely evidence: fetch a few extra hits
+        # and scale their scores down before cutting to k.
+        hits = self.searcher.search(q, k + DISAMBIGUATION_SLACK).hits
+        scored = []
+        for score, addr in hits:
+            doc = self.searcher.doc(addr)
+            if doc.get_first(S.DISAMBIGUATION):
+                score *= DISAMBIGUATION_WEIGHT
+            scored.append((score, doc))
+        scored.sort(key=lambda sd: -sd[0])
+        return [self._passage(doc, score) for score, doc in scored[:k]]
+
+    def get(self, doc_id: str) -> Passage | None:
+        try:
+            q = tantivy.Query.term_query(self.schema, S.DOC_ID, doc_id)
+            hits = self.searcher.search(q, 1).hits
+            if not hits:
+                return None
+            return self._passage(self.searcher.doc(hits[0][1]), 0.0)
+        except (ValueError, OSError, RuntimeError) as e:
+            raise self._corrupt(e) from None
+
+    def get_many(self, ids: Iterable[str]) -> list[Passage]:
+        """Passages for `ids`, in the order given; unknown ids are left out."""
+        out = []
+        for d in ids:
+            p = self.get(d)
+            if p is not None:
+                out.append(p)
+        return out
+
+    def aliases(self, page_id: int) -> list[str]:
+        """Redirect titles that point at the article (stored on its lead passage)."""
+        q = tantivy.Query.term_query(self.schema, S.DOC_ID, f"{page_id}-0")
+        hits = self.searcher.search(q, 1).hits
+        if not hits:
+            return []
+        return [str(a) for a in self.searcher.doc(hits[0][1]).to_dict().get(S.ALIASES, [])]
+
+    @staticmethod
+    def _passage(doc: tantivy.Document, score: float) -> Passage:
+        d = doc.to_dict()
+
+        def first(name: str, default: Any = "") -> Any:
+            v = d.get(name)
+            return v[0] if v else default
+
+        return Passage(
+            doc_id=str(first(S.DOC_ID)),
+            title=str(first(S.TITLE)),
+            section=str(first(S.SECTION)),
+            text=str(first(S.TEXT)),
+            score=float(score),
+            page_id=int(first(S.PAGE_ID, 0)),
+        )
+
+    # ---- display -----------------------------------------------------------------------
+
+    def snippet(
+        self, passage: Passage, query: str, *, words: int = 40, mark: tuple[str, str] = ("[", "]")
+    ) -> str:
+        """The `words`-word window of the passage with the most query-term hits, hits
+        wrapped in `mark` (ANSI bold codes on a terminal, brackets otherwise)."""
+        terms = set(self.query_terms(query))
+        toks = passage.text.split()
+        if not toks:
+            return ""
+        hit = [bool(terms.intersection(self._stem.analyze(t))) for t in toks]
+        best, best_n = 0, -1
+        n = sum(hit[:words])
+        for start in range(0, max(1, len(toks) - words + 1)):
+            if start:
+                n += (hit[start + words - 1] if start + words - 1 < len(toks) else 0) - hit[
+                    start - 1
+                ]
+            if n > best_n:
+                best, best_n = start, n
+        window = range(best, min(len(toks), best + words))
+        parts = [f"{mark[0]}{toks[i]}{mark[1]}" if hit[i] else toks[i] for i in window]
+        prefix = "… " if best > 0 else ""
+        suffix = " …" if best + words < len(toks) else ""
+        return prefix + " ".join(parts) + suffix
+
+
+def open_retriever(settings: Any) -> tuple[BM25Retriever, str]:
+    """The BM25 retriever of the index `settings.index` names (None: the default)."""
+    path = resolve_index_dir(getattr(settings, "index", None))
+    retriever = BM25Retriever.open(path)
+    return retriever, retriever.name
+
+
+__all__ = [
+    "BM25Retriever",
+    "IndexInfo",
+    "list_indexes",
+    "open_retriever",
+    "resolve_index_dir",
+    "UserError",
+]

@@ -1,0 +1,189 @@
+"""Retrieval: query safety, analyzer parity, index resolution, CLI search and recall."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from index_builder import schema as S
+from scim_edge.cli import main
+from scim_edge.errors import IndexError_, UserError
+from scim_edge.retrieval import BM25Retriever, list_indexes, open_retriever, resolve_index_dir
+from scim_edge.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def retriever(sample_index) -> BM25Retriever:
+    return BM25Retriever.open(sample_index)
+
+
+def test_plain_english_question_with_quotes(retriever):
+    hits = retriever.search('Who wrote "Animal Farm"?', 5)
+    assert hits[0].title == "Animal Farm"
+    assert all(h.score > 0 and h.doc_id.startswith(f"{h.page_id}-") for h in hits)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["AND OR ( ) : ^ *", 'title:"x" -y +z', "NOT", "a ~ b [1 TO 2] {c}", "\\", "¿Qué? 🙂 ^2"],
+)
+def test_query_syntax_is_just_text(retriever, query):
+    hits = retriever.search(query, 5)  # must not raise
+    assert isinstance(hits, list)
+
+
+def test_query_terms_drop_stopwords_and_stem(retriever):
+    assert retriever.query_terms("Who wrote the novels?") == ["wrote", "novel"]
+    assert retriever.query_terms("The Who") == ["the", "who"]  # only stopwords: keep them
+    assert retriever.query_terms("  ?!  ") == []
+    assert retriever.search("?!", 5) == []
+
+
+def test_query_analyzer_matches_the_index(retriever):
+    # the index stems "aardvarks" and "Aardvark" alike; so must the query side
+    assert retriever.search("aardvarks", 1)[0].title == "Aardvark"
+    analyzer = S.text_analyzer(retriever.manifest["analyzer"])
+    assert analyzer.analyze("Running Anarchists") == ["run", "anarchist"]
+
+
+def test_exclude_get_and_get_many(retriever):
+    first = retriever.search("Abraham Lincoln assassinated", 3)
+    assert first[0].title == "Abraham Lincoln"
+    ids = [p.doc_id for p in first]
+    rest = retriever.search("Abraham Lincoln assassinated", 3, exclude_ids=ids)
+    assert not set(ids) & {p.doc_id for p in rest}
+    got = retriever.get(ids[0])
+    assert got is not None and got.text == first[0].text and got.title == first[0].title
+    assert retriever.get("no-such-id") is None
+    assert [p.doc_id for p in retriever.get_many([ids[1], "nope", ids[0]])] == [ids[1], ids[0]]
+    assert retriever.search("Lincoln", 0) == []
+
+
+def test_snippet_highlights_query_terms(retriever):
+    p = retriever.search("Abraham Lincoln assassinated Booth", 1)[0]
+    snip = retriever.snippet(p, "Abraham Lincoln assassinated Booth", words=20, mark=("<", ">"))
+    assert "<" in snip and len(snip.split()) <= 22
+
+
+def test_passage_count_name_manifest(retriever, sample_index):
+    assert retriever.name == sample_index.name
+    assert retriever.passage_count == retriever.manifest["counts"]["passages"]
+
+
+def test_recall_at_5_on_qa_dev(retriever, qa_dev):
+    answerable = [q for q in qa_dev if q["answers"]]
+    hits5 = sum(
+        any(p.title in q["titles"] for p in retriever.search(q["question"], 5)) for q in answerable
+    )
+    assert hits5 / len(answerable) >= 0.85
+
+
+# ---- resolution and broken indexes ---------------------------------------------------------
+
+
+def _install(sample_index, isolated_home, name: str):
+    dest = isolated_home / "indexes" / name
+    shutil.copytree(sample_index, dest)
+    return dest
+
+
+def test_resolve_index_dir(sample_index, isolated_home, tmp_path):
+    with pytest.raises(UserError) as e:
+        resolve_index_dir(None)
+    assert "build-index" in e.value.one_line() and "demo" in e.value.one_line()
+    only = _install(sample_index, isolated_home, "wiki")
+    assert resolve_index_dir(None) == only
+    _install(sample_index, isolated_home, "other")
+    with pytest.raises(UserError, match="several indexes"):
+        resolve_index_dir(None)
+    default = _install(sample_index, isolated_home, "default")
+    (isolated_home / "indexes" / ".tmp-default-1-abc").mkdir()  # a build in progress
+    assert resolve_index_dir(None) == default
+    assert [i.name for i in list_indexes()] == ["default", "other", "wiki"]
+    assert resolve_index_dir("other") == isolated_home / "indexes" / "other"
+    assert resolve_index_dir(str(sample_index)) == sample_index.resolve()
+    assert resolve_index_dir(Settings(index="wiki")) == only
+    with pytest.raises(UserError, match="no index named 'nope'"):
+        resolve_index_dir("nope")
+    with pytest.raises(UserError, match="no index at"):
+        resolve_index_dir(str(tmp_path / "missing"))
+    retriever, name = open_retriever(Settings(index="other"))
+    assert name == "other" and retriever.passage_count > 0
+
+
+def test_corrupt_or_incomplete_index(sample_index, tmp_path):
+    broken = tmp_path / "broken"
+    shutil.copytree(sample_index, broken)
+    (broken / "meta.json").write_text("{ not json")
+    with pytest.raises(IndexError_) as e:
+        BM25Retriever.open(broken)
+    msg = e.value.one_line()
+    assert str(broken) in msg and "rebuild" in msg and "\n" not in msg
+    (broken / "manifest.json").unlink()
+    with pytest.raises(IndexError_, match="manifest"):
+        BM25Retriever.open(broken)
+    old = tmp_path / "old"
+    shutil.copytree(sample_index, old)
+    m = json.loads((old / "manifest.json").read_text())
+    m["schema_version"] = 0
+    (old / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(IndexError_, match="schema version"):
+        BM25Retriever.open(old)
+
+
+# ---- CLI -----------------------------------------------------------------------------------
+
+
+def test_cli_search_human(sample_index, capsys):
+    rc = main(["search", 'Who wrote "Animal Farm"?', "--index", str(sample_index), "-k", "3"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert out.startswith("1. Animal Farm") and "score" in out and "[" in out
+    assert out.count("\n   ") == 3  # one snippet per hit
+
+
+def test_cli_search_json(sample_index, capsys):
+    rc = main(["search", "aardvark earth pig", "--index", str(sample_index), "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == 0 and len(data) == 5
+    assert set(data[0]) == {"doc_id", "title", "section", "score", "text"}
+    assert data[0]["title"] == "Aardvark"
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["search", "x"], "scim-edge build-index"),
+        (["search", "x", "--index", "nope"], "no index named"),
+        (["search", "x", "--index", "/no/such/dir"], "no index at"),
+        (["search", "   "], "empty"),
+        (["search", "x", "-k", "0"], "-k"),
+    ],
+)
+def test_cli_search_errors(args, needle, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err
+
+
+def test_demo_command(capsys, isolated_home):
+    assert main(["demo", "--no-question"]) == 0
+    out = capsys.readouterr().out
+    assert "Built the demo index" in out and "Apollo 11" in out
+    assert (isolated_home / "indexes" / "demo" / "manifest.json").exists()
+    assert main(["demo", "--no-question"]) == 0
+    assert "Using the demo index" in capsys.readouterr().out
+
+
+def test_damage_noticed_at_query_time_is_a_clear_error(sample_index, tmp_path):
+    damaged = tmp_path / "damaged"
+    shutil.copytree(sample_index, damaged)
+    for f in damaged.glob("*.pos"):  # positions are read only when a query needs them
+        f.unlink()
+    with pytest.raises(IndexError_) as e:
+        BM25Retriever.open(damaged).search("anarchism history", 5)
+    msg = e.value.one_line()
+    assert str(damaged) in msg and "rebuild" in msg and "\n" not in msg
