@@ -32,6 +32,9 @@ def write_text(path: Path, text: str) -> None:
             f.write(text)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's files are private; use the usual mode
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

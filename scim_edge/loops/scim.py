@@ -312,6 +312,7 @@ class ScimFamilyLoop:
             str(getattr(self.engine.retriever, "passage_count", "")),
             str(getattr(self.engine.generator, "name", "")),
             self.name,
+            json.dumps(self.settings.to_dict(), sort_keys=True),  # θ, δ, weights, ...
         ]
         key = hashlib.sha256("\x1f".join(key_parts).encode("utf-8")).hexdigest()
         return paths.cache_dir() / "answers" / f"{key}.json"
