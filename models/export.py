@@ -1,0 +1,385 @@
+"""Export a Hugging Face model to the store as ONNX (needs the `export` extra).
+
+Seq2seq (T5 family): optimum-onnx writes an encoder, a decoder (first step, which also
+yields the cross-attention keys/values) and a decoder with past (every later step). The
+full-precision graphs are kept for CUDA; a dynamic int8 copy is made for CPU, where it
+is roughly twice as fast. Embedding (sentence-transformers dirs): one graph plus the
+tokenizer and the pooling config, full precision, so the vectors match
+sentence-transformers.
+
+Everything is written into a temporary sibling of the target and renamed into place, so
+an export that fails or is interrupted leaves nothing in the store. The network is used
+only when `source` is a hub id; a local directory is read with `local_files_only`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import re
+import shutil
+import time
+import warnings
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from models import store
+from scim_edge import paths
+from scim_edge.atomic import atomic_dir
+from scim_edge.errors import ModelError, UserError
+
+PIP_HINT = "pip install 'scim-edge[export]'"
+SEQ2SEQ_TYPES = ("t5", "mt5", "umt5")
+SEQ2SEQ_GRAPHS = ("encoder_model", "decoder_model", "decoder_with_past_model")
+SHARED_FILES = (
+    "tokenizer.json",
+    "config.json",
+    "generation_config.json",
+    "tokenizer_config.json",
+    "special_tokens_map.json",
+)
+EMBEDDING_FILES = ("tokenizer.json", "config.json", "pooling.json", "sentence_bert_config.json")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+
+
+class ExportExtraMissing(UserError):
+    """torch / transformers / optimum-onnx are not importable."""
+
+
+def require_export_extra() -> None:
+    """Fail with the one pip command when the export dependencies are missing."""
+    missing = []
+    for module in ("torch", "transformers", "optimum.exporters.onnx", "onnx"):
+        try:
+            __import__(module)
+        except ImportError:
+            missing.append(module.split(".")[0])
+    if missing:
+        raise ExportExtraMissing(
+            f"exporting needs the export extra ({', '.join(missing)} missing): {PIP_HINT}"
+        )
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return ""
+
+
+def exporter_versions() -> dict[str, str]:
+    return {
+        d: _version(d)
+        for d in ("optimum-onnx", "optimum", "transformers", "torch", "onnx", "onnxruntime")
+    }
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ModelError(f"cannot read {path}: {e}") from None
+    if not isinstance(data, dict):
+        raise ModelError(f"{path} is not a JSON object")
+    return data
+
+
+def resolve_source(source: str) -> tuple[str, bool]:
+    """(source string for from_pretrained, is_local). Local dirs never touch the network."""
+    path = Path(source).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelError(f"export source {source} is not a directory")
+        if not (path / "config.json").is_file():
+            raise ModelError(
+                f"{source} is not a Hugging Face model directory (config.json is missing)"
+            )
+        return str(path.resolve()), True
+    if source.startswith((".", "/", "~")) or not _HUB_ID.match(source):
+        raise ModelError(f"no such directory: {source}")
+    return source, False
+
+
+def detect_kind(source: str, local: bool) -> str:
+    """`embedding` for sentence-transformers dirs, else `seq2seq`."""
+    if local:
+        p = Path(source)
+        if (p / "modules.json").is_file() or (p / "sentence_bert_config.json").is_file():
+            return "embedding"
+        return "seq2seq"
+    return "embedding" if source.startswith("sentence-transformers/") else "seq2seq"
+
+
+def _load_config(source: str, local: bool) -> Any:
+    from transformers import AutoConfig
+
+    try:
+        return AutoConfig.from_pretrained(source, local_files_only=local)
+    except Exception as e:  # noqa: BLE001 - any failure here is the user's source
+        msg = " ".join(str(e).split())[:200]
+        raise ModelError(f"cannot read the model config of {source}: {msg}") from None
+
+
+@contextlib.contextmanager
+def _quiet(verbose: bool):
+    """Silence the exporters' warnings and progress chatter unless asked for."""
+    if verbose:
+        yield
+        return
+    loggers = [logging.getLogger(n) for n in ("transformers", "optimum", "torch.onnx", "root")]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+
+
+def quantize_int8(src: Path, dst: Path) -> None:
+    """Dynamic int8 (weights int8, activations quantized on the fly) for the CPU provider."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    quantize_dynamic(
+        src,
+        dst,
+        weight_type=QuantType.QInt8,
+        per_channel=False,
+        extra_options={"MatMulConstBOnly": True},
+    )
+
+
+def onnx_opset(path: Path) -> int | None:
+    import onnx
+
+    model = onnx.load(str(path), load_external_data=False)
+    for imp in model.opset_import:
+        if imp.domain in ("", "ai.onnx"):
+            return int(imp.version)
+    return None
+
+
+def export_model(
+    source: str,
+    *,
+    name: str | None = None,
+    kind: str | None = None,
+    quantize: bool = True,
+    force: bool = False,
+    verbose: bool = False,
+    log: Callable[[str], None] = lambda s: None,
+) -> Path:
+    """Export `source` (hub id or local dir) into the store; return the model directory."""
+    require_export_extra()
+    src, local = resolve_source(source)
+    if kind is None:
+        kind = detect_kind(src, local)
+    if kind not in store.KINDS:
+        raise ModelError(f"unknown model kind {kind!r} (use seq2seq or embedding)")
+    name = store.check_name(name or store.name_from_source(source))
+    target = paths.models_dir() / name
+    if target.exists() and not force:
+        raise ModelError(f"model '{name}' already exists", hint="use --force to replace it")
+    config = _load_config(src, local)
+    if kind == "seq2seq":
+        if (
+            not getattr(config, "is_encoder_decoder", False)
+            or config.model_type not in SEQ2SEQ_TYPES
+        ):
+            raise ModelError(
+                f"{source} is not a T5/seq2seq model (model_type "
+                f"'{config.model_type}'; expected one of {', '.join(SEQ2SEQ_TYPES)})"
+            )
+    elif getattr(config, "is_encoder_decoder", False):
+        raise ModelError(f"{source} is an encoder-decoder model, not a sentence embedding model")
+
+    with atomic_dir(target, force=force, what="model") as tmp:
+        if kind == "seq2seq":
+            manifest = _export_seq2seq(src, local, tmp, name, src, quantize, verbose, log)
+        else:
+            manifest = _export_embedding(src, local, tmp, name, src, verbose, log)
+        store.write_manifest(tmp, manifest)
+    return target
+
+
+def _main_export(src: str, local: bool, out: Path, task: str, verbose: bool) -> None:
+    from optimum.exporters.onnx import main_export
+
+    try:
+        with _quiet(verbose):
+            main_export(
+                src,
+                out,
+                task=task,
+                no_post_process=True,
+                do_validation=False,
+                local_files_only=local,
+                library_name="transformers",
+            )
+    except (KeyboardInterrupt, MemoryError):
+        raise
+    except OSError as e:
+        raise ModelError(f"export of {src} failed: {' '.join(str(e).split())[:300]}") from None
+    except Exception as e:  # noqa: BLE001 - exporter errors become one line
+        msg = " ".join(f"{type(e).__name__}: {e}".split())[:300]
+        raise ModelError(f"export of {src} failed: {msg}") from None
+
+
+def _ensure_tokenizer_json(src: str, local: bool, out: Path) -> None:
+    """T5 checkpoints sometimes ship only spiece.model; convert it with transformers."""
+    if (out / "tokenizer.json").is_file():
+        return
+    try:
+        from transformers import AutoTokenizer
+
+        tok = AutoTokenizer.from_pretrained(src, local_files_only=local, use_fast=True)
+        tok.backend_tokenizer.save(str(out / "tokenizer.json"))
+    except Exception as e:  # noqa: BLE001
+        msg = " ".join(str(e).split())[:200]
+        raise ModelError(f"{src} has no usable fast tokenizer (tokenizer.json): {msg}") from None
+
+
+def _export_seq2seq(
+    src: str,
+    local: bool,
+    tmp: Path,
+    name: str,
+    source: str,
+    quantize: bool,
+    verbose: bool,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    raw = tmp / ".raw"
+    t0 = time.perf_counter()
+    log(f"exporting {source} to ONNX (encoder, decoder, decoder with past)...")
+    _main_export(src, local, raw, "text2text-generation-with-past", verbose)
+    export_s = time.perf_counter() - t0
+    missing = [g for g in SEQ2SEQ_GRAPHS if not (raw / f"{g}.onnx").is_file()]
+    if missing:
+        raise ModelError(f"export of {source} produced no {missing[0]}.onnx")
+    _ensure_tokenizer_json(src, local, raw)
+    fp32 = tmp / "fp32"
+    fp32.mkdir()
+    for child in raw.iterdir():
+        dest = fp32 if child.suffix == ".onnx" or child.name.endswith(".onnx_data") else tmp
+        shutil.move(str(child), dest / child.name)
+    shutil.rmtree(raw)
+    variants = {"fp32": [f"fp32/{p.name}" for p in sorted(fp32.iterdir())]}
+    quantize_s = None
+    if quantize:
+        t1 = time.perf_counter()
+        log("quantising to int8 for the CPU provider...")
+        for g in SEQ2SEQ_GRAPHS:
+            with _quiet(verbose):
+                quantize_int8(fp32 / f"{g}.onnx", tmp / "int8" / f"{g}.onnx")
+        quantize_s = time.perf_counter() - t1
+        variants["int8"] = [f"int8/{g}.onnx" for g in SEQ2SEQ_GRAPHS]
+    if not (tmp / "generation_config.json").is_file():
+        cfg = _read_json(tmp / "config.json")
+        gen = {
+            k: cfg[k]
+            for k in ("decoder_start_token_id", "eos_token_id", "pad_token_id")
+            if k in cfg
+        }
+        (tmp / "generation_config.json").write_text(json.dumps(gen, indent=2), encoding="utf-8")
+    shared = [f for f in SHARED_FILES if (tmp / f).is_file()]
+    log("hashing files...")
+    return store.build_manifest(
+        tmp,
+        name=name,
+        kind="seq2seq",
+        source=source,
+        variants=variants,
+        shared=shared,
+        extra={
+            "opset": onnx_opset(fp32 / "encoder_model.onnx"),
+            "exporter": exporter_versions(),
+            "timings_s": {
+                "export": round(export_s, 3),
+                "quantize": None if quantize_s is None else round(quantize_s, 3),
+            },
+        },
+    )
+
+
+def _export_embedding(
+    src: str,
+    local: bool,
+    tmp: Path,
+    name: str,
+    source: str,
+    verbose: bool,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    raw = tmp / ".raw"
+    t0 = time.perf_counter()
+    log(f"exporting {source} to ONNX (one graph)...")
+    _main_export(src, local, raw, "feature-extraction", verbose)
+    export_s = time.perf_counter() - t0
+    if not (raw / "model.onnx").is_file():
+        raise ModelError(f"export of {source} produced no model.onnx")
+    _ensure_tokenizer_json(src, local, raw)
+    (tmp / "fp32").mkdir()
+    shutil.move(str(raw / "model.onnx"), tmp / "fp32" / "model.onnx")
+    for f in ("tokenizer.json", "config.json"):
+        shutil.move(str(raw / f), tmp / f)
+    shutil.rmtree(raw)
+    pooling, st_config = _sentence_transformers_config(src, local)
+    (tmp / "pooling.json").write_text(json.dumps(pooling, indent=2), encoding="utf-8")
+    (tmp / "sentence_bert_config.json").write_text(json.dumps(st_config, indent=2), "utf-8")
+    return store.build_manifest(
+        tmp,
+        name=name,
+        kind="embedding",
+        source=source,
+        variants={"fp32": ["fp32/model.onnx"]},
+        shared=list(EMBEDDING_FILES),
+        extra={
+            "opset": onnx_opset(tmp / "fp32" / "model.onnx"),
+            "exporter": exporter_versions(),
+            "timings_s": {"export": round(export_s, 3)},
+        },
+    )
+
+
+def _sentence_transformers_config(src: str, local: bool) -> tuple[dict, dict]:
+    """Pooling and max_seq_length as sentence-transformers would apply them."""
+    pooling: dict[str, Any] = {"pooling_mode_mean_tokens": True}
+    st: dict[str, Any] = {}
+    normalize = True
+    if local:
+        root = Path(src)
+        modules_path = root / "modules.json"
+        if modules_path.is_file():
+            modules = json.loads(modules_path.read_text(encoding="utf-8"))
+            normalize = any(str(m.get("type", "")).endswith(".Normalize") for m in modules)
+            for m in modules:
+                if str(m.get("type", "")).endswith(".Pooling"):
+                    cfg = root / m.get("path", "") / "config.json"
+                    if cfg.is_file():
+                        pooling = _read_json(cfg)
+        if (root / "sentence_bert_config.json").is_file():
+            st = _read_json(root / "sentence_bert_config.json")
+    else:
+        from huggingface_hub import hf_hub_download
+
+        with contextlib.suppress(Exception):
+            st = _read_json(Path(hf_hub_download(src, "sentence_bert_config.json")))
+        with contextlib.suppress(Exception):
+            pooling = _read_json(Path(hf_hub_download(src, "1_Pooling/config.json")))
+    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode_") and v]
+    if modes and modes != ["pooling_mode_mean_tokens"]:
+        raise ModelError(f"{src} uses {', '.join(modes)} pooling; only mean pooling is supported")
+    pooling = dict(pooling, pooling_mode_mean_tokens=True, normalize=normalize)
+    return pooling, {
+        "max_seq_length": int(st.get("max_seq_length", 256)),
+        "do_lower_case": bool(st.get("do_lower_case", False)),
+    }
