@@ -49,12 +49,12 @@ def clear_stale(parent: Path, name: str) -> None:
     for child in parent.iterdir():
         if child.name.startswith((f"{TMP_PREFIX}{name}-", f"{OLD_PREFIX}{name}-")):
             pid = child.name.rsplit("-", 2)[-2] if child.name.count("-") >= 2 else ""
-            if pid.isdigit() and _alive(int(pid)) and int(pid) != os.getpid():
+            if pid.isdigit() and alive(int(pid)) and int(pid) != os.getpid():
                 continue  # another live writer owns it
             shutil.rmtree(child, ignore_errors=True)
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -62,6 +62,17 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def ensure_writable_dir(path: Path) -> Path:
+    """Create `path` if needed and check we may write there; a one-line UserError if not."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot create {path}: {e.strerror or e}") from None
+    if not os.access(path, os.W_OK):
+        raise UserError(f"cannot write to {path}: permission denied")
+    return path
 
 
 @contextlib.contextmanager
@@ -72,13 +83,7 @@ def atomic_dir(target: Path, *, force: bool = False, what: str = "directory") ->
     and `target` is untouched. Without `force`, an existing target is an error.
     """
     target = Path(target)
-    parent = target.parent
-    try:
-        parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UserError(f"cannot create {parent}: {e.strerror or e}") from None
-    if not os.access(parent, os.W_OK):
-        raise UserError(f"cannot write to {parent}: permission denied")
+    parent = ensure_writable_dir(target.parent)
     if target.exists() and not force:
         raise UserError(f"{what} already exists: {target}", hint="use --force to replace it")
     clear_stale(parent, target.name)

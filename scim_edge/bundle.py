@@ -31,7 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from scim_edge import __version__, paths
-from scim_edge.atomic import TMP_PREFIX, _alive, atomic_dir, clear_stale
+from scim_edge.atomic import TMP_PREFIX, alive, atomic_dir, clear_stale, ensure_writable_dir
 from scim_edge.errors import UserError
 
 FORMAT = "scim-edge-bundle"
@@ -390,7 +390,7 @@ def _clear_stale_files(parent: Path, name: str) -> None:
     """Remove temp files of bundle runs that were killed (their PID is gone)."""
     for p in parent.glob(f"{TMP_PREFIX}{name}-*"):
         pid = p.name[len(f"{TMP_PREFIX}{name}-") :].split("-")[0]
-        if p.is_file() and pid.isdigit() and not _alive(int(pid)):
+        if p.is_file() and pid.isdigit() and not alive(int(pid)):
             with contextlib.suppress(OSError):
                 p.unlink()
 
@@ -562,12 +562,7 @@ def install_bundle(
         raise UserError(f"no such file: {archive}")
     if not archive.is_file():
         raise UserError(f"not a file: {archive}")
-    try:
-        home.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UserError(f"cannot create {home}: {e.strerror or e}") from None
-    if not os.access(home, os.W_OK):
-        raise UserError(f"cannot write to {home}: permission denied")
+    ensure_writable_dir(home)
     size = archive.stat().st_size
     compressed = _is_compressed(archive)
     if not compressed and _free_bytes(home) < size:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from scim_edge import __version__, paths
-from scim_edge.atomic import _alive, is_hidden_temp
+from scim_edge.atomic import alive, is_hidden_temp
 from scim_edge.errors import UserError
 
 Status = Literal["ok", "warning", "error"]
@@ -373,7 +373,7 @@ def _stale_temps(base: Path) -> list[Path]:
     for p in base.iterdir():
         if is_hidden_temp(p.name):
             pid = p.name.rsplit("-", 2)[-2] if p.name.count("-") >= 2 else ""
-            if not (pid.isdigit() and _alive(int(pid))):
+            if not (pid.isdigit() and alive(int(pid))):
                 stale.append(p)
     return stale
 
