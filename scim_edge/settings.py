@@ -158,7 +158,17 @@ def _coerce(key: str, value: Any) -> Any:
         raise ConfigError(f"setting '{key}' has an invalid value: {value!r}") from None
 
 
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
 def validate(s: Settings) -> Settings:
+    """Check every value's type and range; a ConfigError (also a ValueError) names the key."""
+
     def bad(key: str, why: str) -> ConfigError:
         return ConfigError(f"setting '{key}' {why} (got {getattr(s, key)!r})")
 
@@ -170,7 +180,8 @@ def validate(s: Settings) -> Settings:
         "augment_threshold",
         "refine_threshold",
     ):
-        if not 0.0 <= getattr(s, key) <= 1.0:
+        v = getattr(s, key)
+        if not _is_number(v) or not 0.0 <= v <= 1.0:
             raise bad(key, "must be between 0 and 1")
     for key in (
         "t_max",
@@ -186,11 +197,12 @@ def validate(s: Settings) -> Settings:
         "l_target",
         "candidates",
     ):
-        if getattr(s, key) <= 0:
+        v = getattr(s, key)
+        if not _is_int(v) or v <= 0:
             raise bad(key, "must be a positive integer")
-    if s.min_new_tokens < 0 or s.min_new_tokens > s.max_new_tokens:
+    if not _is_int(s.min_new_tokens) or s.min_new_tokens < 0 or s.min_new_tokens > s.max_new_tokens:
         raise bad("min_new_tokens", "must be between 0 and max_new_tokens")
-    if s.threads is not None and s.threads <= 0:
+    if s.threads is not None and (not _is_int(s.threads) or s.threads <= 0):
         raise bad("threads", "must be a positive integer")
     if any(w < 0 for w in s.weights) or abs(sum(s.weights) - 1.0) > 1e-6:
         raise bad("weights", "must be five non-negative numbers summing to 1")

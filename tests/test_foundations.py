@@ -84,3 +84,15 @@ def test_console_script_runs():
         [sys.executable, "-m", "scim_edge", "locate"], capture_output=True, text=True, check=False
     )
     assert r.returncode == 0 and "indexes" in r.stdout
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"max_iterations": "3"}, {"critic_max_tokens": 2.0}, {"t_max": True}, {"theta": "0.5"}],
+)
+def test_settings_replace_rejects_wrong_types_with_value_error(change):
+    from scim_edge.settings import Settings
+
+    with pytest.raises(ValueError) as e:
+        Settings().replace(**change)
+    assert next(iter(change)) in str(e.value)

@@ -53,5 +53,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {mark}  {c.name}: {c.detail}")
         if c.hint and c.status != "ok":
             print(f"         fix: {c.hint}")
-    print(f"{counts['ok']} ok, {counts['warning']} warnings, {counts['error']} errors")
+    w, e = counts["warning"], counts["error"]
+    print(f"{counts['ok']} ok, {w} warning{'s' * (w != 1)}, {e} error{'s' * (e != 1)}")
     return 1 if counts["error"] else 0
