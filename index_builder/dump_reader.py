@@ -106,6 +106,8 @@ class _PageParser:
             yield from self._drain()
         except ET.ParseError as e:
             raise self._error(e) from None
+        except LookupError as e:  # an encoding Python does not know
+            raise DumpError(f"unsupported XML encoding in {self.where}: {e}") from None
 
     def close(self) -> Iterator[Page]:
         try:
@@ -113,6 +115,8 @@ class _PageParser:
             yield from self._drain()
         except ET.ParseError as e:
             raise self._error(e) from None
+        except LookupError as e:
+            raise DumpError(f"unsupported XML encoding in {self.where}: {e}") from None
 
     def _error(self, e: ET.ParseError) -> DumpError:
         line, col = getattr(e, "position", (0, 0))

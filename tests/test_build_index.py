@@ -265,6 +265,10 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     xml = bz2.decompress(shared_file("enwiki-sample.xml.bz2").read_bytes())
     raw = shared_file("enwiki-sample.xml.bz2").read_bytes()
     (tmp / "notes.txt").write_text("not a dump\n")
+    (tmp / "bogus-enc.xml").write_text(
+        '<?xml version="1.0" encoding="bogus-enc"?>\n<mediawiki><page><title>A</title>'
+        "<ns>0</ns><id>1</id><revision><text>hello</text></revision></page></mediawiki>\n"
+    )
     (tmp / "cut.xml.bz2").write_bytes(raw[: len(raw) // 2])
     (tmp / "cut.xml").write_bytes(xml[: len(xml) // 2])
     mid = xml.index(b"<page>", len(xml) // 2)
@@ -286,6 +290,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
         "xml-breaks-off": ([str(tmp / "cut.xml")], "XML ends early"),
         "malformed-midway": ([str(tmp / "bad.xml")], "malformed XML"),
         "zero-articles": ([str(tmp / "empty-wiki.xml")], "no articles"),
+        "unknown-encoding": ([str(tmp / "bogus-enc.xml")], "unsupported XML encoding"),
         "unwritable-output": ([demo, "--out", "/sys/scim-edge-test/idx"], "cannot"),
         "read-only-parent": ([demo, "--out", str(tmp / "ro" / "idx")], "cannot write"),
         "parent-is-a-file": ([demo, "--out", str(tmp / "a-file" / "idx")], "not a directory"),
@@ -300,7 +305,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
 
 CASES = [
     "missing", "directory", "non-xml", "truncated-bz2", "xml-breaks-off", "malformed-midway",
-    "zero-articles", "unwritable-output", "read-only-parent", "parent-is-a-file",
+    "zero-articles", "unknown-encoding", "unwritable-output", "read-only-parent", "parent-is-a-file",
     "output-is-a-file", "bad-passage-words",
     "missing-multistream-index",
 ]  # fmt: skip

@@ -96,3 +96,21 @@ def test_settings_replace_rejects_wrong_types_with_value_error(change):
     with pytest.raises(ValueError) as e:
         Settings().replace(**change)
     assert next(iter(change)) in str(e.value)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["models", "bench", "m", "--input-tokens", "100000"],
+        ["models", "bench", "m", "--threads", "9999"],
+        ["ask", "q", "--threads", "9999"],
+        ["ask", "q", "--theta", "1.5"],
+        ["eval", "qa.jsonl", "--limit", "0"],
+    ],
+)
+def test_out_of_range_flags_are_one_line_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "must be" in err

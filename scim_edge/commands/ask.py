@@ -6,6 +6,7 @@ import argparse
 import sys
 from typing import Any
 
+from scim_edge.commands._args import positive_int, thread_count, unit_float
 from scim_edge.commands._output import print_json
 from scim_edge.types import DIMENSIONS, Answer
 
@@ -17,28 +18,6 @@ SHORT = {
     "coherence": "coher",
     "quality": "Q",
 }
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})")
-    return value
-
-
-def unit_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"must be a number between 0 and 1 (got {text!r})"
-        ) from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1 (got {text!r})")
-    return value
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -83,7 +62,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="HyDE query vector (vector retrieval only)",
     )
-    p.add_argument("--threads", type=positive_int, metavar="N", help="ONNX Runtime threads")
+    p.add_argument("--threads", type=thread_count, metavar="N", help="ONNX Runtime threads")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -7,6 +7,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from scim_edge.commands._args import positive_int
 from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
 
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--profile", help="settings profile (general, high-stakes, efficiency, education)"
     )
-    p.add_argument("--limit", type=_positive, help="use only the first N questions")
+    p.add_argument("--limit", type=positive_int, help="use only the first N questions")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument("--out", type=Path, help="output directory (default ./eval-<timestamp>)")
     p.add_argument("--json", action="store_true", help="print results.json to stdout")
@@ -59,16 +60,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         "fair timings, twice the run time), the first question only, or none",
     )
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError("must be a positive integer")
-    return n
 
 
 def run(args: argparse.Namespace) -> int:

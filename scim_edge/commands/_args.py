@@ -1,0 +1,45 @@
+"""argparse value types shared by the subcommands: bad values are one-line errors, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})")
+    return value
+
+
+def bounded_int(high: int):
+    """A positive integer no larger than `high` (a value past it only exhausts memory)."""
+
+    def parse(text: str) -> int:
+        value = positive_int(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high} (got {text!r})")
+        return value
+
+    return parse
+
+
+def thread_count(text: str) -> int:
+    """Threads for ONNX Runtime: at most 4x the cores, a guard against typos like 9999."""
+    return bounded_int(4 * (os.cpu_count() or 1))(text)
+
+
+def unit_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number between 0 and 1 (got {text!r})"
+        ) from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be a number between 0 and 1 (got {text!r})")
+    return value
