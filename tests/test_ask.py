@@ -69,8 +69,9 @@ def test_ask_max_iterations_and_theta(capsys, sample_index):
     assert d["disclaimers"]
 
 
-def test_ask_unmatched_question_is_insufficient_evidence(capsys, sample_index):
-    d = ask_json(capsys, sample_index, "zxqvw blorptastic frumiousness?")
+@pytest.mark.parametrize("question", ["zxqvw blorptastic frumiousness?", "the of and?"])
+def test_ask_unmatched_question_is_insufficient_evidence(capsys, sample_index, question):
+    d = ask_json(capsys, sample_index, question)
     assert d["status"] == "insufficient_evidence"
     assert d["answer"] == INSUFFICIENT_EVIDENCE
     assert d["stop_reason"] == "no_evidence"

@@ -141,3 +141,14 @@ def test_prompt_format_order_and_caps():
     assert p.tokens <= 80
     g = build_prompt("Who shot Lincoln?", ps, guidance="be brief", input_max_tokens=1024)
     assert g.text.endswith(" guidance: be brief answer:")
+
+
+def test_person_spans_skip_quoted_titles_and_bare_title_nouns():
+    from scim_edge.generation.extractive import _spans
+
+    q = "Who wrote the essay?"
+    qw = {"who", "wrote", "the", "essay"}
+    quoted = _spans("person", 'His essay "Why I Write" was praised by Cyril Connolly.', q, qw)
+    assert [s for _, s in quoted] == ["Cyril Connolly"]
+    titled = _spans("person", "The President met Mary Todd at the theatre.", q, qw)
+    assert "President" not in [s for _, s in titled] and "Mary Todd" in [s for _, s in titled]

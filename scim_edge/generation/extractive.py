@@ -209,12 +209,16 @@ def _spans(kind: str, sentence: str, question: str, q_lower: set[str]) -> list[t
             if start >= 0:
                 pos = start
             # drop question words leading the run ("Sculptor George Stanley" keeps the name)
+            if _inside_quotes(sentence, start) or ent.split()[0].lower() in _WH_WORDS:
+                continue  # a quoted title ("Why I Write") names a work, not a person or place
             parts = ent.split()
             while len(parts) > 1 and parts[0].lower() in q_lower | PERSON_NOUNS:
                 parts = parts[1:]
             span = " ".join(parts)
             if kind == "person" and {w.lower() for w in parts} & NOT_PERSON_WORDS:
                 continue
+            if kind == "person" and all(w.lower() in PERSON_NOUNS for w in parts):
+                continue  # a bare title ("President") is not a name
             if kind == "place":
                 before = low[: max(start, 0)].split()[-1:] if start > 0 else []
                 prefer = bool(before and before[0] in _PLACE_PREPS)
@@ -226,6 +230,17 @@ def _spans(kind: str, sentence: str, question: str, q_lower: set[str]) -> list[t
                 out.append((start if agent else start + _SOFT_PENALTY, span))
         return out
     return out
+
+
+_WH_WORDS = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "why", "how"})
+
+
+def _inside_quotes(sentence: str, start: int) -> bool:
+    """Whether offset `start` falls inside a quotation in `sentence`."""
+    if start <= 0:
+        return False
+    before = sentence[:start]
+    return before.count('"') % 2 == 1 or before.count("“") > before.count("”")
 
 
 def _keyword_positions(sentence: str, q_stems: set[str]) -> list[int]:

@@ -29,8 +29,8 @@ stop_reason values:
   (status force_accepted);
 - `no_new_evidence`: a later retrieval found no passage not already used, so another
   generation could not change the answer (status force_accepted; scim and single-dim);
-- `no_evidence`: no passage shares a word with the question (status
-  insufficient_evidence, answer INSUFFICIENT_EVIDENCE);
+- `no_evidence`: no passage shares a word with the question, or the question has no content
+  words at all (status insufficient_evidence, answer INSUFFICIENT_EVIDENCE);
 - `single_pass`: `standard` after its one pass (status accepted);
 - `fixed_iterations`: `fixed-N` and `iter-retgen` after their iteration count
   (status accepted);
@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 from scim_edge import paths
 from scim_edge import query_formulation as qf
+from scim_edge import textutil as tu
 from scim_edge.atomic import write_text
 from scim_edge.errors import UserError
 from scim_edge.loops.base import (
@@ -201,7 +202,8 @@ class ScimFamilyLoop:
                 Retrieved(t, formulation.mode, list(formulation.queries), added, run.doc_ids,
                           ms_since(t0))
             )  # fmt: skip
-            if not run.passages:
+            if not run.passages or not tu.content_words(question):
+                # nothing retrieved, or a question of stopwords only: no passage can support it
                 rec = run.record(t, formulation.mode, formulation.queries, added, "",
                                  _zero_scores(), "force_accept")  # fmt: skip
                 yield from run.out(Decided(t, "force_accept", "no_evidence", rec))
