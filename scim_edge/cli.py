@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from scim_edge import __version__
@@ -51,6 +54,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["tui", *argv]
     args = parser.parse_args(argv)
+    # SIGTERM (a service stop, `kill`) unwinds like Ctrl-C, so atomic writers clean up.
+    if threading.current_thread() is threading.main_thread():
+        global _MAIN_PID
+        _MAIN_PID = os.getpid()
+        signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(args.func(args) or 0)
     except UserError as e:
@@ -69,6 +77,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         sys.stderr.write(f"{PROG}: error: {e.strerror or e}{where}\n")
         return 1
+
+
+_MAIN_PID = 0
+
+
+def _terminate(signum: int, frame: object) -> None:
+    if os.getpid() != _MAIN_PID:
+        os._exit(128 + signum)  # a forked worker: leave quietly, the main process cleans up
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

@@ -193,6 +193,28 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
     assert BM25Retriever.open(idx).search("anarchism", 3)
 
 
+@pytest.mark.slow
+def test_sigterm_during_build_cleans_up_and_keeps_the_old_index(big_dump, wiki):
+    """SIGTERM (a service stop, `kill`) unwinds like Ctrl-C: one line, exit 130, the temp
+    dir removed, the old index untouched, no traceback from the main process or workers."""
+    idx, old_n = wiki
+    base = idx.parent
+    build = [sys.executable, "-m", "scim_edge", "build-index", str(big_dump), "--name", "wiki",
+             "--force"]  # fmt: skip
+    proc = subprocess.Popen(build, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(base.glob(f".tmp-wiki-{proc.pid}-*")):
+        time.sleep(0.05)
+    time.sleep(1.0)
+    assert proc.poll() is None, "the build finished before it could be stopped"
+    proc.terminate()
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err
+    assert not list(base.glob(f".tmp-wiki-{proc.pid}-*"))
+    assert_serves(idx, old_n)
+
+
 def test_stale_temp_dirs_of_dead_writers_are_cleared_and_live_ones_kept():
     base = home() / "indexes"
     base.mkdir(parents=True)
