@@ -188,7 +188,10 @@ ANSWER_SLOT_WORDS = frozenset(
     """name names named called call year years date city town country place person people
     one kind type considered known""".split()
 )
-MAX_EVIDENCE_GAPS = 1  # one question keyword may be paraphrased in its evidence
+# One question keyword may be paraphrased in the passages connected to the answer. This
+# is on top of `predicate_gaps`: the question's predicate words must be stated by the
+# answer's own claim sentence, where evidence elsewhere in the passages does not count.
+MAX_EVIDENCE_GAPS = 1
 # A direct answer is a phrase or one short sentence; longer, it is a passage excerpt.
 DIRECT_MAX_WORDS = 12
 
@@ -246,6 +249,188 @@ def evidence_gaps(question: str, answer: str, passages: Sequence[Passage]) -> li
     return [w for w in keys if stem(w) not in covered and any(ch.isalnum() for ch in w)]
 
 
+_DETERMINERS = frozenset("the a an his her its their this that".split())
+_WH_TYPE = frozenset("which what whose".split())
+
+# Irregular verb forms Porter stemming cannot join ("wrote" / "written" / "write"): each
+# form maps to its base, so a question's verb meets its passage's form.
+_IRREGULAR = {
+    form: base
+    for base, forms in {
+        "write": "wrote written writes",
+        "begin": "began begun",
+        "win": "won",
+        "find": "found",
+        "bear": "born borne bore",
+        "become": "became",
+        "take": "took taken",
+        "give": "gave given",
+        "make": "made",
+        "build": "built",
+        "buy": "bought",
+        "sell": "sold",
+        "lead": "led",
+        "fight": "fought",
+        "teach": "taught",
+        "think": "thought",
+        "bring": "brought",
+        "hold": "held",
+        "leave": "left",
+        "lose": "lost",
+        "meet": "met",
+        "run": "ran",
+        "sing": "sang sung",
+        "speak": "spoke spoken",
+        "steal": "stole stolen",
+        "choose": "chose chosen",
+        "draw": "drew drawn",
+        "drive": "drove driven",
+        "fly": "flew flown",
+        "grow": "grew grown",
+        "know": "knew known",
+        "rise": "rose risen",
+        "see": "saw seen",
+        "shoot": "shot",
+        "sink": "sank sunk",
+        "slay": "slew slain",
+        "strike": "struck",
+        "swim": "swam swum",
+        "throw": "threw thrown",
+        "wear": "wore worn",
+        "die": "died",
+        "go": "went gone",
+        "come": "came",
+        "eat": "ate eaten",
+        "fall": "fell fallen",
+        "feel": "felt",
+        "get": "got gotten",
+        "hide": "hid hidden",
+        "keep": "kept",
+        "lay": "laid",
+        "pay": "paid",
+        "say": "said",
+        "send": "sent",
+        "sit": "sat",
+        "spend": "spent",
+        "stand": "stood",
+        "tell": "told",
+        "wake": "woke woken",
+    }.items()
+    for form in [base, *forms.split()]
+}
+
+
+def base_stem(word: str) -> str:
+    """Porter stem after mapping an irregular verb form to its base."""
+    low = word.lower()
+    return stem(_IRREGULAR.get(low, low))
+
+
+def predicate_keywords(question: str) -> list[str]:
+    """The question's non-entity content words: what is asked about the entities
+    ("designed", "flag" in "Who designed the flag of Alaska?").
+
+    Left out, because a search finds them or the answer fills them:
+    - entity words (capitalised after the first word) and numbers;
+    - answer-slot words ("year", "city") and the answer-type noun right after
+      which/what/whose ("Which sculptor …", "Which Swiss psychiatrist …");
+    - common nouns that describe a name that follows them after a determiner or an
+      adjective ("the Greek hero Achilles", "the film director Allan Dwan")."""
+    from scim_edge.textutil import STOPWORDS, ordered_unique
+
+    found = list(re.finditer(r"[^\W_][\w'’-]*", question))
+    toks = [m.group(0) for m in found]
+    lows = [re.sub(r"['’]s$", "", t.lower().strip("'’")) for t in toks]
+    n = len(toks)
+    # a clause break (",", ":", ";", brackets) before token i ends any descriptor walk
+    brk = [
+        i > 0 and bool(re.search(r"[,:;()]", question[found[i - 1].end() : m.start()]))
+        for i, m in enumerate(found)
+    ]
+
+    def is_name(i: int) -> bool:
+        return 0 < i < n and not toks[i][0].islower() and not toks[i][0].isdigit()
+
+    skip: set[int] = set()
+    for i, low in enumerate(lows):
+        if low in _WH_TYPE:  # the answer-type noun: first lower-case word after it
+            j = i + 1
+            while j < n and is_name(j):
+                j += 1
+            if j < n and lows[j] not in STOPWORDS:
+                skip.add(j)
+        if is_name(i):
+            # walk back over the lower-case descriptors of this name
+            j = i - 1
+            while j > 0 and not brk[j + 1] and toks[j][0].islower() and lows[j] not in STOPWORDS:
+                j -= 1
+            if j < i - 1 and not brk[j + 1] and (lows[j] in _DETERMINERS or is_name(j)):
+                skip.update(range(j + 1, i))
+    out: list[str] = []
+    for i, (tok, low) in enumerate(zip(toks, lows, strict=True)):
+        if i in skip or low in STOPWORDS or low in ANSWER_SLOT_WORDS:
+            continue
+        if len(low) < 3 or tok[0].isdigit() or is_name(i):
+            continue
+        out.append(low)
+    return ordered_unique(out)
+
+
+def predicate_gaps(question: str, claim: str | None, answer: str) -> list[str]:
+    """Predicate keywords the claim sentence (with its passage title) and the answer
+    itself leave unstated, when they are too many for the claim to count as stating the
+    question's predicate; else []. Evidence elsewhere in the passages does not count: a
+    sentence that merely mentions the answer is not evidence that it answers the question.
+
+    The claim must state more than half of the predicate keywords (all of them when there
+    are one or two), so a long question keeps room for a paraphrase while "Who designed
+    the flag of Alaska?" needs a sentence that says "designed"."""
+    pred = predicate_keywords(question)
+    said = _words(answer) | (_words(claim) if claim else set())
+    support = {base_stem(w) for w in said}
+    unstated = [w for w in pred if base_stem(w) not in support]
+    return unstated if 2 * len(unstated) >= len(pred) and unstated else []
+
+
+# Roles and titles: a who-question answered only with these names nobody.
+ROLE_WORDS = frozenset(
+    """president vice king queen emperor empress prince princess pope tsar czar sultan
+    shah caliph pharaoh duke duchess earl count countess baron lord lady sir dame saint
+    governor senator minister chancellor mayor general admiral captain colonel major
+    commander officer chief leader ruler monarch bishop archbishop cardinal priest father
+    doctor dr professor mr mrs ms judge justice secretary speaker chairman director""".split()
+)
+
+
+# Capitalised words that name a time, not someone.
+_CALENDAR_WORDS = frozenset(
+    """january february march april may june july august september october november
+    december monday tuesday wednesday thursday friday saturday sunday""".split()
+)
+
+
+def is_role_only(answer: str, question: str = "") -> bool:
+    """True when an answer holds no new name: only lower-case words, role or title words
+    ("President", "the king"), dates and numbers, or names the question already gives
+    ("Abraham Lincoln" for "Who assassinated Abraham Lincoln?"). A who-question needs
+    the name of someone the question does not already name."""
+    from scim_edge.textutil import STOPWORDS
+
+    given = {w.lower() for w in re.findall(r"\w+", question)}
+    toks = re.findall(r"[^\W\d_][\w'’.-]*", answer)
+    for tok in toks:
+        low = tok.lower().rstrip(".")
+        if low in STOPWORDS or low in ROLE_WORDS or low in _CALENDAR_WORDS or low in given:
+            continue
+        first = tok[0]
+        if first.isupper() or not first.islower():  # capitalised, or a caseless script
+            return False
+    return True
+
+
+_WHO = re.compile(r"^\s*(?:who|whom)\b", re.IGNORECASE)
+
+
 class HeuristicCritic:
     """Approves when consistency, factuality and completeness clear their thresholds.
 
@@ -253,10 +438,14 @@ class HeuristicCritic:
     scores the answer together with the passage sentence that states it (its *claim*,
     prefixed with the passage title): completeness and factuality take the better of
     the two, while consistency (the hallucination detector) is always the answer's own.
+    The claim may raise the scores only when it states every predicate keyword of the
+    question (`predicate_gaps`); a sentence that merely mentions the answer is no claim.
 
-    Two further checks make "supported" mean what the loop's contract says:
+    Further checks make "supported" mean what the loop's contract says:
+    - the question's predicate keywords must be stated by the claim sentence itself;
     - every question keyword needs evidence in the passages connected to the answer
       (`evidence_gaps`); a gap is named as "no evidence for: …";
+    - a who-question needs a name, not only a role ("President") or a common noun;
     - a supported answer longer than DIRECT_MAX_WORDS words is not yet a direct answer:
       that rejection is about form only, so the loop regenerates instead of retrieving.
     Unsupported answer words are named as "unsupported: …".
@@ -289,17 +478,18 @@ class HeuristicCritic:
         if not a_words:
             return None
         q_words = {w.lower() for w in content_words(question)}
-        best: tuple[float, str] | None = None
+        best: tuple[tuple[int, int, int], str] | None = None
         for p in passages:
             title_words = _words(p.title)
             for sent in sentences(p.text):
                 s_words = _words(sent)
                 if not a_words <= s_words | title_words:
                     continue
-                cover = len(q_words & (s_words | title_words))
-                key = (cover, -len(sent))
-                if best is None or key > (best[0], -len(best[1])):
-                    best = (cover, f"{p.title}: {sent}")
+                # a sentence that states the question's predicate first: only it is a claim
+                states = not predicate_gaps(question, f"{p.title}: {sent}", answer)
+                key = (int(states), len(q_words & (s_words | title_words)), -len(sent))
+                if best is None or key > best[0]:
+                    best = (key, f"{p.title}: {sent}")
         return best[1] if best else None
 
     def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict:
@@ -308,15 +498,19 @@ class HeuristicCritic:
         passages = list(passages)
         own: QualityReport = ev.score(question, answer, passages)
         claim = self.claim(question, answer, passages) if answer.strip() else None
+        abstains = is_abstention(answer)
+        # Only a sentence that states the answer can ground it; with none, the answer's
+        # own scores decide and its unsupported words are named instead.
+        unstated = [] if abstains or claim is None else predicate_gaps(question, claim, answer)
         best = own
-        if claim is not None:
+        if claim is not None and not unstated:  # the claim may raise scores only now
             grounded: QualityReport = ev.score(question, f"{answer}. {claim}", passages)
             if grounded.completeness > own.completeness:
                 best = grounded
         completeness = max(own.completeness, best.completeness)
         factuality = max(own.factuality, best.factuality)
         consistency = own.consistency
-        abstains = is_abstention(answer)
+        role_only = not abstains and bool(_WHO.match(question)) and is_role_only(answer, question)
 
         evidence_stems: set[str] = set()
         for p in passages:
@@ -324,11 +518,28 @@ class HeuristicCritic:
         gaps = [] if abstains else evidence_gaps(question, answer, passages)
         gap_fail = len(gaps) > self.max_gaps
         issues: list[str] = []
+        if role_only:
+            asked = re.sub(r"^\s*(?:who|whom)\s+", "", question, flags=re.I).rstrip(" ?")
+            issues.append(bound(f"{NO_EVIDENCE}the name of who {asked}"))
+        if unstated:
+            # what the claim fails to state, with the question's other keywords as context
+            # so the follow-up search stays on the question's subject
+            from scim_edge.textutil import content_words, ordered_unique
+
+            context = [
+                w
+                for w in ordered_unique(content_words(question))
+                if w not in unstated and w not in ANSWER_SLOT_WORDS
+            ]
+            text = ", ".join(unstated) + (f" ({', '.join(context)})" if context else "")
+            issues.append(bound(NO_EVIDENCE + text))
         if gap_fail:
             # Keywords no passage holds at all first: they are what retrieval must find.
             gaps.sort(key=lambda w: stem(w) in evidence_stems)
             issues.append(bound(NO_EVIDENCE + ", ".join(gaps)))
-        elif abstains or (best.missing_keywords and completeness < self.min_completeness):
+        elif not unstated and (
+            abstains or (best.missing_keywords and completeness < self.min_completeness)
+        ):
             missing = list(best.missing_keywords)
             absent = [w for w in missing if stem(w) not in evidence_stems] or missing
             if absent:
@@ -339,6 +550,13 @@ class HeuristicCritic:
         failed = []
         if abstains:
             failed.append("the answer abstains")
+        if role_only:
+            failed.append(
+                f"'{bound(answer, 40)}' is not a name "
+                "(only roles, dates or names the question gives)"
+            )
+        if unstated:
+            failed.append("no sentence stating the answer supports: " + ", ".join(unstated))
         if consistency < self.min_consistency:
             failed.append(f"consistency {consistency:.2f} < {self.min_consistency:.2f}")
         if factuality < self.min_factuality:

@@ -12,8 +12,11 @@ from scim_edge.critic import (
     guidance_for,
     is_abstention,
     is_form_only,
+    is_role_only,
     make_critic,
     parse_critique,
+    predicate_gaps,
+    predicate_keywords,
 )
 from scim_edge.errors import ModelError, UserError
 from scim_edge.settings import Settings
@@ -123,6 +126,104 @@ def test_heuristic_critic_lists_keywords_no_passage_covers_first():
     v = HeuristicCritic(Settings()).judge(q, "Zeus", ACHILLES)
     no_ev = [i for i in v.issues if i.startswith("no evidence for: ")]
     assert no_ev == ["no evidence for: aeneid"]
+
+
+LINCOLN = [
+    Passage(
+        "9-0",
+        "Abraham Lincoln",
+        "",
+        "Abraham Lincoln was the 16th President of the United States, serving from March "
+        "1861 until his assassination in April 1865.",
+    ),
+]
+
+
+@pytest.mark.parametrize("answer", ["President", "the President", "president", "King"])
+def test_who_question_answered_with_a_role_is_rejected(answer):
+    v = HeuristicCritic(Settings()).judge("Who assassinated Abraham Lincoln?", answer, LINCOLN)
+    assert not v.accept
+    assert "not a name" in v.reason
+    assert "no evidence for: the name of who assassinated Abraham Lincoln" in v.issues
+    assert not v.form_only
+
+
+@pytest.mark.parametrize(
+    "answer, role_only",
+    [
+        ("President", True),
+        ("the king", True),
+        ("nymph", True),
+        ("President Lincoln", False),
+        ("John Wilkes Booth", False),
+        ("King Henry VIII", False),
+        ("Ἀχιλλεύς", False),
+    ],
+)
+def test_role_only_answers(answer, role_only):
+    assert is_role_only(answer) is role_only
+
+
+def test_a_who_answer_must_name_someone_the_question_does_not():
+    q = "Who assassinated Abraham Lincoln?"
+    assert is_role_only("Abraham Lincoln (February 12, 1809.", q)
+    assert not is_role_only("John Wilkes Booth", q)
+    v = HeuristicCritic(Settings()).judge(q, "Abraham Lincoln (February 12, 1809.", LINCOLN)
+    assert not v.accept and "not a name" in v.reason
+
+
+def test_a_role_is_fine_for_a_non_who_question():
+    q = "What office did Abraham Lincoln hold?"
+    v = HeuristicCritic(Settings()).judge(q, "President", LINCOLN)
+    assert "not a name" not in v.reason
+
+
+@pytest.mark.parametrize(
+    "question, expected",
+    [
+        ("Who designed the flag of Alaska?", ["designed", "flag"]),
+        ("Who assassinated Abraham Lincoln?", ["assassinated"]),
+        # descriptors of a name and the answer-type noun are not the predicate
+        ("Who was the mother of the Greek hero Achilles?", ["mother"]),
+        ("In which city was the film director Allan Dwan born?", ["born"]),
+        ("Which sculptor turned the design into a statuette?", ["turned", "design", "statuette"]),
+    ],
+)
+def test_predicate_keywords(question, expected):
+    assert predicate_keywords(question) == expected
+
+
+ALASKA = [
+    Passage(
+        "1-0",
+        "Alaska",
+        "",
+        "For most of Alaska's first decade under the United States flag, Sitka was the only "
+        "community inhabited by American settlers. The flag of Alaska shows the Big Dipper.",
+    ),
+    Passage("1-1", "Alaska", "Flag", "The flag was designed in 1926 for a territory contest."),
+]
+
+
+def test_a_sentence_that_only_mentions_the_answer_grounds_nothing():
+    critic = HeuristicCritic(Settings())
+    q = "Who designed the flag of Alaska?"
+    # every keyword occurs somewhere in the passages, but not in the sentence naming Sitka
+    assert predicate_gaps(q, critic.claim(q, "Sitka", ALASKA), "Sitka") == ["designed"]
+    v = critic.judge(q, "Sitka", ALASKA)
+    assert not v.accept
+    assert "no sentence stating the answer supports: designed" in v.reason
+    assert any(i.startswith("no evidence for: designed") for i in v.issues)
+    # the claim did not lift the scores: they are the bare answer's own
+    own = critic.evaluator.score(q, "Sitka", ALASKA)
+    assert critic.last_scores["completeness"] == round(own.completeness, 4)
+    assert critic.last_scores["factuality"] == round(own.factuality, 4)
+
+
+def test_irregular_verb_forms_count_as_stated():
+    q = "Who wrote the lyrics of the song America the Beautiful?"
+    claim = "America the Beautiful: The lyrics were written by Katharine Lee Bates."
+    assert predicate_gaps(q, claim, "Bates") == []
 
 
 def test_heuristic_thresholds_come_from_settings():

@@ -145,7 +145,7 @@ def test_1_bindings_are_explicit_in_settings_and_visible_in_the_trace(bm25):
     engine = engine_for(bm25)
     events, answer = run_loop(engine)
     expected = {
-        "retriever": "enwiki-sample",
+        "retriever": "bm25",  # the retriever's kind; the index it reads is its own binding
         "generator": "extractive",
         "critic": "heuristic",
         "rewriter": "none",
@@ -167,6 +167,23 @@ def test_1_bindings_are_explicit_in_settings_and_visible_in_the_trace(bm25):
     assert answer2.bindings["reranker"] == "hybrid"
     # the engine's own factory wires the same loop
     assert isinstance(make_loop(engine2.settings, engine2), SimRagLoop)
+
+
+def test_1_bm25_binding_names_the_kind_not_the_index(bm25):
+    # the BM25 retriever names itself after its index; the binding must not
+    assert bm25.name == "enwiki-sample"
+    loop = SimRagLoop(engine_for(bm25).settings, engine_for(bm25))
+    assert loop.bindings["retriever"] == "bm25"
+    assert loop.bindings["index"] == "enwiki-sample"
+    # an explicitly bound retriever that is not BM25 keeps its own name ("vector:…")
+
+    class Named(SpyRetriever):
+        pass
+
+    other = Named(bm25)
+    other.name = "vector:all-MiniLM-L6-v2"
+    loop2 = SimRagLoop(engine_for(bm25).settings, engine_for(bm25), retriever=other)
+    assert loop2.bindings["retriever"] == "vector:all-MiniLM-L6-v2"
 
 
 # ---- 2. the original question is what reranker, generator and critic see -----------------
@@ -360,6 +377,49 @@ def test_5_generic_feedback_only_without_usable_issues(bm25):
     assert followup_queries("Q?", Verdict(accept=False))[0] == ["Q?"]
 
 
+def test_5_a_form_only_reason_never_reaches_the_retriever():
+    # "give a shorter answer" names nothing to search for: the generic follow-up is the
+    # plain question, bounded
+    form = Verdict(
+        accept=False, reason="the answer runs to 17 words; give a shorter, more direct answer"
+    )
+    assert followup_queries(QUESTION, form) == ([QUESTION], "generic")
+    long_q = "Who " + "really " * 40 + "wrote it?"
+    (q,), rule = followup_queries(long_q, form)
+    assert rule == "generic" and q == long_q[:160].strip() and "shorter" not in q
+    # a reason that is not about form still goes with the question
+    other = Verdict(accept=False, reason="the answer is not supported")
+    assert followup_queries("Q?", other)[0] == ["Q? the answer is not supported"]
+
+
+def test_5_form_only_rejections_of_a_revision_retrieve_with_the_plain_question(bm25):
+    spy = SpyRetriever(bm25)
+    gen = ScriptedGenerator("Peleus")
+    engine = engine_for(spy, gen, max_iterations=2)
+    _, answer = run_loop(engine, critic=ScriptedCritic(FORM_ONLY))
+    assert answer.iterations[1].queries == [QUESTION]
+    assert answer.iterations[0].verdict["followup"] == {"rule": "generic", "queries": [QUESTION]}
+    assert all("shorter" not in q for q in spy.queries)
+
+
+def test_5_each_round_records_the_queries_it_used(bm25):
+    spy = SpyRetriever(bm25)
+    engine = engine_for(spy, ScriptedGenerator("Peleus"), max_iterations=3)
+    events, answer = run_loop(engine, critic=ScriptedCritic(REJECT_WITH_ISSUES))
+    first, second, _ = answer.iterations
+    # round 1 searched with the question, and its record says so
+    assert first.queries == [QUESTION]
+    assert spy.queries[0] == QUESTION
+    # the follow-ups it chose are noted in its verdict and used by round 2
+    chosen = first.verdict["followup"]["queries"]
+    assert chosen == ["no evidence for: Thetis nymph", "unsupported: Peleus"]
+    assert second.queries == chosen
+    started = [e for e in events if isinstance(e, IterationStarted)]
+    assert [e.queries for e in started] == [it.queries for it in answer.iterations]
+    decided = [e for e in events if isinstance(e, Decided)]
+    assert decided[0].record.queries == [QUESTION]
+
+
 # ---- 6. every round lists accumulated and new passage ids ----------------------------------
 
 
@@ -496,6 +556,36 @@ def test_9_an_approved_abstention_is_still_rejected(bm25, abstention):
     assert verdicts and not any(v.accept for v in verdicts)
     assert "abstains" in verdicts[0].reason
     assert all(it.decision != "accept" for it in answer.iterations)
+
+
+def test_3_heuristic_critic_rejects_an_answer_only_mentioned_by_its_sentence(bm25):
+    # The sample says nothing of who designed Alaska's flag. A sentence that merely
+    # mentions a candidate ("… under the United States flag, Sitka was …") does not state
+    # "designed", so it grounds nothing and raises no score: the loop stops safely.
+    q = "Who designed the flag of Alaska?"
+    events, answer = run_loop(engine_for(bm25), q)
+    assert answer.status == "insufficient_evidence"
+    assert answer.answer == INSUFFICIENT_EVIDENCE
+    verdicts = [e.verdict for e in events if isinstance(e, Critiqued)]
+    assert verdicts and not any(v.accept for v in verdicts)
+    first = verdicts[0]
+    assert "designed" in first.reason
+    assert any(i.startswith("no evidence for: designed") for i in first.issues)
+
+
+def test_3_heuristic_critic_wants_a_name_for_a_who_question(bm25):
+    q = "Who assassinated Abraham Lincoln?"
+    # The sample's Lincoln article never names the assassin near the question's words; a
+    # role ("President") or Lincoln himself is no answer, so whatever the generator
+    # extracts, the critic approves only a new name.
+    gen = ScriptedGenerator(lambda n, g: ["President", "Abraham Lincoln"][min(n, 1)])
+    events, answer = run_loop(engine_for(bm25, gen), q)
+    verdicts = [e.verdict for e in events if isinstance(e, Critiqued)]
+    assert verdicts and not any(v.accept for v in verdicts)
+    assert all("not a name" in v.reason for v in verdicts)
+    assert answer.status == "insufficient_evidence"
+    _, real = run_loop(engine_for(bm25), q)
+    assert real.answer not in ("President", "Abraham Lincoln") and "Lincoln (" not in real.answer
 
 
 def test_9_heuristic_critic_in_the_loop_rejects_abstentions(bm25):

@@ -12,7 +12,9 @@ follows the contract of its issue exactly:
 4. `max_iterations`, `max_new_tokens` (answer generation only) and `critic_max_tokens`
    must be positive integers: ValueError in the API, exit 2 on the CLI.
 5. Follow-up queries are at most three concrete missing-evidence issues, each cut to 160
-   characters; with none usable, the question plus the critic's reason, cut the same way.
+   characters; with none usable, the question plus the critic's reason, cut the same way
+   (just the question when the reason is about the answer's form only). A round's record
+   keeps the queries it searched with; the follow-ups apply from the next round.
 6. Every round's `Retrieved` event and record list the accumulated and the new ids.
 7. A form-only rejection is answered by one regeneration in the same iteration (same
    question, same passages, bounded guidance), critiqued again and traced as
@@ -131,6 +133,10 @@ def followup_queries(question: str, verdict: Verdict) -> tuple[list[str], str]:
     if concrete:
         return concrete, "issues"
     reason = verdict.reason if verdict.reason != "unparseable critique" else ""
+    if reason and is_form_only(Verdict(accept=False, reason=reason)):
+        # Feedback about the answer's form ("give a shorter answer") names nothing to
+        # search for; sent to BM25 it would only match passages about brevity.
+        reason = ""
     return [bound(f"{question} {reason}", FEEDBACK_CHARS)], "generic"
 
 
@@ -188,7 +194,18 @@ class SimRagLoop:
             rewriter=binding_name(self.rewriter),
             reranker=binding_name(self.reranker),
         )
-        self.bindings["retriever"] = binding_name(self.retriever, "bm25")
+        self.bindings["retriever"] = self._retriever_binding()
+
+    def _retriever_binding(self) -> str:
+        """The retriever's kind ("bm25", "vector:MODEL", "hybrid:…"); the index it reads is
+        the separate `index` binding. A BM25 retriever names itself after its index, so
+        its kind is stated here rather than read from it."""
+        from scim_edge.retrieval import BM25Retriever
+
+        r = self.retriever
+        if r is self.engine.retriever or isinstance(r, BM25Retriever):
+            return "bm25"
+        return binding_name(r, "bm25")
 
     def _cached(self, key: str, build: Any) -> Any:
         """Slot objects live as long as the engine: a model or an embedding store is
@@ -427,8 +444,10 @@ class SimRagLoop:
                 )
                 yield self._stop(run, STOP_LIMIT)
                 return
-            queries, rule = followup_queries(question, verdict)
-            verdict_d["followup"] = {"rule": rule, "queries": list(queries)}
+            # The record keeps the queries this round used; the follow-ups it chose are
+            # noted in its verdict and take effect only from the next round.
+            next_queries, rule = followup_queries(question, verdict)
+            verdict_d["followup"] = {"rule": rule, "queries": list(next_queries)}
             rec = run.record(t, mode, queries, new, answer, report.scores(), "reject", verdict_d)
             yield run.emit(
                 Decided(
@@ -438,6 +457,7 @@ class SimRagLoop:
                     record=rec,
                 )
             )
+            queries = next_queries
         raise AssertionError("unreachable: the loop always ends inside its iterations")
 
     @staticmethod
