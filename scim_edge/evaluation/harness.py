@@ -235,15 +235,7 @@ def make_record(run: Run, item: QAItem, answer: Answer, wall_ms: float) -> dict[
     retrieved_titles = [titles.get(p, "") for p in passages]
     q, source = five_dim_quality(run, item, answer, abstained)
     return {
-        "run": run.key,
-        "system": run.system,
-        "sweep_key": run.sweep_key,
-        "sweep_value": run.sweep_value,
-        "id": item.id,
-        "type": item.type,
-        "question": item.question,
-        "gold": list(item.answers),
-        "answerable": item.answerable,
+        **_record_head(run, item),
         "answer": answer.answer,
         "status": answer.status,
         "stop_reason": answer.stop_reason,
@@ -272,8 +264,8 @@ def make_record(run: Run, item: QAItem, answer: Answer, wall_ms: float) -> dict[
     }
 
 
-def error_record(run: Run, item: QAItem, err: BaseException, wall_ms: float) -> dict[str, Any]:
-    """A question the loop crashed on counts as a wrong, low-quality answer."""
+def _record_head(run: Run, item: QAItem) -> dict[str, Any]:
+    """The fields that identify a per-question record (the resume key among them)."""
     return {
         "run": run.key,
         "system": run.system,
@@ -284,6 +276,13 @@ def error_record(run: Run, item: QAItem, err: BaseException, wall_ms: float) -> 
         "question": item.question,
         "gold": list(item.answers),
         "answerable": item.answerable,
+    }
+
+
+def error_record(run: Run, item: QAItem, err: BaseException, wall_ms: float) -> dict[str, Any]:
+    """A question the loop crashed on counts as a wrong, low-quality answer."""
+    return {
+        **_record_head(run, item),
         "answer": "",
         "status": "error",
         "stop_reason": "error",
