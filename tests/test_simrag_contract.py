@@ -262,6 +262,12 @@ def test_4_bad_options_raise_value_error_in_the_api(bm25, key, value):
     assert "positive integer" in str(e.value)
 
 
+def simrag_argv(index, *extra: str) -> list[str]:
+    """`ask --loop simrag --json` on `index` with the extractive generator."""
+    return ["ask", QUESTION, "--loop", "simrag", "--index", str(index), "--model", "extractive",
+            *extra, "--json"]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     "flag, value",
     [
@@ -275,21 +281,7 @@ def test_4_bad_options_raise_value_error_in_the_api(bm25, key, value):
 )
 def test_4_bad_options_exit_2_on_the_cli(sample_index, capsys, flag, value):
     try:
-        rc = main(
-            [
-                "ask",
-                QUESTION,
-                "--loop",
-                "simrag",
-                "--index",
-                str(sample_index),
-                "--model",
-                "extractive",
-                flag,
-                value,
-                "--json",
-            ]
-        )
+        rc = main(simrag_argv(sample_index, flag, value))
     except SystemExit as e:  # argparse rejects the flag itself
         rc = e.code
     assert rc == 2
@@ -599,19 +591,7 @@ def test_9_heuristic_critic_in_the_loop_rejects_abstentions(bm25):
 
 
 def test_json_output_of_ask_loop_simrag(sample_index, capsys):
-    rc = main(
-        [
-            "ask",
-            QUESTION,
-            "--loop",
-            "simrag",
-            "--index",
-            str(sample_index),
-            "--model",
-            "extractive",
-            "--json",
-        ]
-    )
+    rc = main(simrag_argv(sample_index))
     assert rc == 0
     out = json.loads(capsys.readouterr().out)
     assert out["loop"] == "simrag"

@@ -34,35 +34,28 @@ _TINY = 1e-300
 # ---- special functions ----------------------------------------------------------------
 
 
+def _nonzero(v: float) -> float:
+    return _TINY if abs(v) < _TINY else v
+
+
+def _lentz_step(aa: float, c: float, d: float) -> tuple[float, float, float]:
+    """One step of the modified Lentz method: new (c, d) and the factor for h."""
+    d = 1.0 / _nonzero(1.0 + aa * d)
+    c = _nonzero(1.0 + aa / c)
+    return c, d, d * c
+
+
 def _betacf(a: float, b: float, x: float) -> float:
     """Continued fraction for the incomplete beta function (modified Lentz)."""
     qab, qap, qam = a + b, a + 1.0, a - 1.0
     c = 1.0
-    d = 1.0 - qab * x / qap
-    if abs(d) < _TINY:
-        d = _TINY
-    d = 1.0 / d
+    d = 1.0 / _nonzero(1.0 - qab * x / qap)
     h = d
     for m in range(1, 10_000):
         m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        if abs(d) < _TINY:
-            d = _TINY
-        c = 1.0 + aa / c
-        if abs(c) < _TINY:
-            c = _TINY
-        d = 1.0 / d
-        delta = d * c
+        c, d, factor = _lentz_step(m * (b - m) * x / ((qam + m2) * (a + m2)), c, d)
+        h *= factor
+        c, d, delta = _lentz_step(-(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)), c, d)
         h *= delta
         if abs(delta - 1.0) < _EPS:
             return h
