@@ -9,6 +9,7 @@ from pathlib import Path
 
 from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
+from scim_edge.jsonl import jsonl_lines
 from scim_edge.types import DIMENSIONS, Passage
 
 MAX_FILE_BYTES = 64 << 20
@@ -36,14 +37,11 @@ def read_passages(path: Path) -> list[Passage]:
     if path.stat().st_size > MAX_FILE_BYTES:
         raise UserError(f"passages file is larger than {MAX_FILE_BYTES >> 20} MB: {path}")
     try:
-        # split on "\n" only: U+2028 and friends are legal inside JSON strings
-        lines = path.read_text(encoding="utf-8").split("\n")
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise UserError(f"{path}: not UTF-8 text") from None
     out: list[Passage] = []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for n, line in jsonl_lines(text):
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:

@@ -27,6 +27,7 @@ from scim_edge.errors import UserError
 from scim_edge.evaluation import metrics
 from scim_edge.evaluation.qa_io import QAItem
 from scim_edge.evaluation.stats import compare_paired, percentiles
+from scim_edge.jsonl import jsonl_lines
 from scim_edge.settings import LOOPS, WEIGHT_SETS, Settings
 from scim_edge.types import Answer
 
@@ -360,16 +361,15 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out: list[dict[str, Any]] = []
-    lines = path.read_text(encoding="utf-8").split("\n")  # not splitlines(): see qa_io
-    for i, line in enumerate(lines):
-        if not line.strip():
-            continue
+    text = path.read_text(encoding="utf-8")
+    last = text.count("\n") + 1
+    for line_no, line in jsonl_lines(text):
         try:
             out.append(json.loads(line))
         except json.JSONDecodeError:
-            if i == len(lines) - 1:  # torn last line
+            if line_no == last:  # torn last line
                 continue
-            raise UserError(f"{path}: line {i + 1} is not valid JSON; cannot resume") from None
+            raise UserError(f"{path}: line {line_no} is not valid JSON; cannot resume") from None
     return out
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from scim_edge.engine import check_question
 from scim_edge.errors import UserError
+from scim_edge.jsonl import jsonl_lines
 
 MAX_LISTED = 8  # bad lines named in the message; the rest are counted
 
@@ -91,12 +92,7 @@ def parse_qa_text(text: str, source: str = "QA file") -> list[QAItem]:
     items: list[QAItem] = []
     bad: list[tuple[int, str]] = []
     seen: dict[str, int] = {}
-    # Split on "\n" only: str.splitlines() would also split inside JSON strings that hold
-    # U+2028 or other Unicode line separators.
-    for line_no, line in enumerate(text.split("\n"), start=1):
-        line = line.removesuffix("\r")
-        if not line.strip():
-            continue
+    for line_no, line in jsonl_lines(text):
         try:
             item = parse_line(line, line_no)
         except ValueError as e:
