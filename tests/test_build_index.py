@@ -285,6 +285,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     demo = str(demo_dump_path())
     return {
         "missing": ([str(tmp / "nope.xml.bz2")], "no such file"),
+        "empty-path": ([""], "the dump path is empty"),
         "directory": ([str(tmp)], "is a directory"),
         "non-xml": ([str(tmp / "notes.txt")], "not an XML dump"),
         "truncated-bz2": ([str(tmp / "cut.xml.bz2")], "truncated bz2"),
@@ -305,8 +306,9 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
 
 
 CASES = [
-    "missing", "directory", "non-xml", "truncated-bz2", "xml-breaks-off", "malformed-midway",
-    "zero-articles", "unknown-encoding", "unwritable-output", "read-only-parent",
+    "missing", "empty-path", "directory", "non-xml", "truncated-bz2", "xml-breaks-off",
+    "malformed-midway", "zero-articles", "unknown-encoding", "unwritable-output",
+    "read-only-parent",
     "parent-is-a-file", "output-is-a-file", "bad-passage-words",
     "missing-multistream-index",
 ]  # fmt: skip

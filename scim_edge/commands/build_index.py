@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     from index_builder.build import build_index
     from index_builder.progress import ProgressReporter, summary
 
+    if not args.dump.strip():
+        raise UserError("the dump path is empty (give a file, or - for standard input)")
     words = args.passage_words
     if words is None:
         from scim_edge.settings import load_settings
