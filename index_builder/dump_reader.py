@@ -59,8 +59,10 @@ def _mb(n: int) -> str:
 
 def _worker_init() -> None:
     # Ctrl-C is handled by the parent, which tears the pool down; workers must not
-    # print their own KeyboardInterrupt tracebacks.
+    # print their own KeyboardInterrupt tracebacks. SIGTERM is how Pool.terminate() stops
+    # a worker, so it must keep its default action even if the parent installed a handler.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def make_pool(workers: int) -> Any:

@@ -55,10 +55,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv = ["tui", *argv]
     args = parser.parse_args(argv)
     # SIGTERM (a service stop, `kill`) unwinds like Ctrl-C, so atomic writers clean up.
+    previous = None
     if threading.current_thread() is threading.main_thread():
         global _MAIN_PID
         _MAIN_PID = os.getpid()
-        signal.signal(signal.SIGTERM, _terminate)
+        previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return int(args.func(args) or 0)
     except UserError as e:
@@ -77,6 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f" ({e.filename})" if getattr(e, "filename", None) else ""
         sys.stderr.write(f"{PROG}: error: {e.strerror or e}{where}\n")
         return 1
+    finally:
+        if previous is not None:  # main() may run inside another program (tests, the TUI)
+            signal.signal(signal.SIGTERM, previous)
 
 
 _MAIN_PID = 0

@@ -114,3 +114,11 @@ def test_out_of_range_flags_are_one_line_exit_2(argv, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "must be" in err
+
+
+def test_main_restores_the_sigterm_handler_it_installs():
+    import signal
+
+    before = signal.getsignal(signal.SIGTERM)
+    assert main(["locate"]) == 0
+    assert signal.getsignal(signal.SIGTERM) is before
