@@ -36,6 +36,10 @@ class Generation:
     output_tokens: int = 0
     ms: float = 0.0
     generator: str = ""
+    # The sentence(s) that back the short answer: {sentence, doc_id, title, section}.
+    support: list[dict[str, str]] = field(default_factory=list)
+    # Reader signals the trained Critic reads (span score, margin, type agreement, ...).
+    features: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -86,6 +90,10 @@ class IterationRecord:
     timing_ms: dict[str, float]
     verdict: dict[str, Any] | None = None
     new_titles: dict[str, str] = field(default_factory=dict)
+    # The calibrated probability that this iteration's answer is right (None: no Critic).
+    confidence: float | None = None
+    support: list[dict[str, str]] = field(default_factory=list)
+    features: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -115,11 +123,19 @@ class Answer:
     bindings: dict[str, str] = field(default_factory=dict)
     passages: list[Passage] = field(default_factory=list)
     trace: list[dict[str, Any]] = field(default_factory=list)
+    # Natural Questions' long answer: the sentence(s) backing the short `answer`, each
+    # {sentence, doc_id, title, section}.
+    support: list[dict[str, str]] = field(default_factory=list)
+    # The estimated probability that `answer` is right, from the calibrated Critic; the
+    # user-facing `tier` is derived from it when present (Q stays in `quality`).
+    confidence: float | None = None
 
     def to_dict(self, *, with_passages: bool = False) -> dict[str, Any]:
         d = {
             "question": self.question,
             "answer": self.answer,
+            "support": self.support,
+            "confidence": None if self.confidence is None else round(self.confidence, 4),
             "status": self.status,
             "stop_reason": self.stop_reason,
             "tier": self.tier,
