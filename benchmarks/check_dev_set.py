@@ -1,0 +1,215 @@
+"""Check benchmarks/dev_vital.jsonl against the vital-en corpus it was written over.
+
+A development question is only useful if its gold answer is really in the text the system
+searches: a typo in an evidence snippet or an answer alias that the snippet does not contain
+would silently turn a right answer into a "wrong" one. So for every line this checks that
+
+* the line is a JSON object with exactly the keys of qa-dev.jsonl (`id`, `question`,
+  `answers`, `type`, `titles`, `evidence`) and `id` is `vdev-NNN`, unique;
+* every title names an article of the corpus;
+* an answerable question's `evidence` occurs verbatim in one of its named articles and
+  contains one of its `answers` (case-insensitive, any whitespace matching any whitespace);
+* an unanswerable question has no answers and empty evidence;
+* multihop and comparison questions name at least two articles;
+* the question does not copy a long run of words from its articles (paraphrase check; the
+  words of the titles do not count, since a person names the subject the way it is called).
+
+It prints one line per problem and exits 1 when any line is bad, 2 (one line) when the set or
+the corpus cannot be read, 0 otherwise, with a summary: questions per type and how many
+answerable ones take their evidence from beyond the article's first sentence.
+
+    python benchmarks/check_dev_set.py [--set benchmarks/dev_vital.jsonl]
+                                       [--corpus ../shared/data/vital-en.xml.bz2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import bz2
+import json
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
+DEFAULT_SET = ROOT / "benchmarks" / "dev_vital.jsonl"
+DEFAULT_CORPUS = DATA / "vital-en.xml.bz2"
+
+KEYS = {"id", "question", "answers", "type", "titles", "evidence"}
+TYPES = {"factoid", "unanswerable", "multihop", "comparison"}
+ID_RE = re.compile(r"vdev-\d{3}")
+# A question sharing more consecutive words than this with its articles (title words aside)
+# copies a phrase instead of paraphrasing it.
+MAX_COPIED_WORDS = 5
+# Function words of a title ("W and Z bosons") stay in the copy check; the names go.
+TITLE_FILLER = {"a", "an", "and", "in", "of", "the"}
+# End of a sentence: terminal punctuation (maybe closing quote), space, then a capital letter;
+# a single capital before the dot is an initial ("A. J. P. Taylor"), not a sentence end.
+SENTENCE_END = re.compile(r"(?<![A-Z])(?<!\b[A-Z][a-z])[.!?][\"')]?\s+(?=[A-Z\"])")
+
+
+class InputError(Exception):
+    """The set or the corpus cannot be read at all (as opposed to a bad line in the set)."""
+
+
+def local(tag: str) -> str:
+    """Tag name without the MediaWiki export namespace."""
+    return tag.rsplit("}", 1)[-1]
+
+
+def load_corpus(path: Path) -> dict[str, str]:
+    """Title -> article text of a MediaWiki XML export (bz2), read with a streaming parser."""
+    if not path.is_file():
+        raise InputError(f"corpus not found: {path}")
+    docs: dict[str, str] = {}
+    title = ""
+    try:
+        with bz2.open(path) as f:
+            for _, el in ET.iterparse(f):
+                tag = local(el.tag)
+                if tag == "title":
+                    title = el.text or ""
+                elif tag == "text":
+                    docs[title] = el.text or ""
+                elif tag == "page":
+                    el.clear()
+    except (OSError, EOFError, ET.ParseError) as exc:
+        raise InputError(f"cannot read corpus {path}: {exc}") from None
+    return docs
+
+
+def squash(text: str) -> str:
+    """Lower-case and collapse every run of whitespace (the corpus uses no-break spaces
+    inside quantities such as "780\u00a0nm") so that a typed answer "780 nm" can match."""
+    return " ".join(text.lower().split())
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens, for the copied-phrase check."""
+    return re.findall(r"\w+", text.lower())
+
+
+def longest_shared_run(a: str, b: str, ignore: frozenset[str] = frozenset()) -> int:
+    """Length in words of the longest run of consecutive words that `a` and `b` share, after
+    dropping the words in `ignore` from both."""
+    wa = [w for w in words(a) if w not in ignore]
+    wb = [w for w in words(b) if w not in ignore]
+    best = 0
+    prev = [0] * (len(wb) + 1)
+    for x in wa:
+        cur = [0] * (len(wb) + 1)
+        for j, y in enumerate(wb, 1):
+            if x == y:
+                cur[j] = prev[j - 1] + 1
+                best = max(best, cur[j])
+        prev = cur
+    return best
+
+
+def first_sentence_end(text: str) -> int:
+    """Character offset where the article's first sentence ends."""
+    m = SENTENCE_END.search(text)
+    return m.end() if m else len(text)
+
+
+def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list[str], bool]:
+    """Problems with one parsed line, and whether its evidence lies past the first sentence."""
+    if not isinstance(item, dict):
+        return ["not a JSON object"], False
+    if set(item) != KEYS:
+        return [f"keys must be exactly {sorted(KEYS)}, got {sorted(item)}"], False
+    bad: list[str] = []
+    qid, question, answers = item["id"], item["question"], item["answers"]
+    kind, titles, evidence = item["type"], item["titles"], item["evidence"]
+    if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
+        bad.append(f"id {qid!r} is not vdev-NNN")
+    elif qid in seen:
+        bad.append(f"id {qid} repeated")
+    else:
+        seen.add(qid)
+    if not isinstance(question, str) or not question.strip().endswith("?"):
+        bad.append("question must be a non-empty string ending in '?'")
+    if kind not in TYPES:
+        bad.append(f"type {kind!r} not one of {sorted(TYPES)}")
+    if not isinstance(answers, list) or not all(isinstance(a, str) and a for a in answers):
+        bad.append("answers must be a list of non-empty strings")
+        answers = []
+    if not isinstance(evidence, str):
+        bad.append("evidence must be a string")
+        evidence = ""
+    if not isinstance(titles, list) or not titles or not all(isinstance(t, str) for t in titles):
+        return [*bad, "titles must be a non-empty list of strings"], False
+    missing = [t for t in titles if t not in docs]
+    if missing:
+        bad.append(f"titles not in the corpus: {missing}")
+    if kind in ("multihop", "comparison") and len(titles) < 2:
+        bad.append(f"a {kind} question needs at least two titles")
+    if isinstance(question, str) and not missing:
+        names = frozenset(w for t in titles for w in words(t)) - TITLE_FILLER
+        copied = max(longest_shared_run(question, docs[t], names) for t in titles)
+        if copied > MAX_COPIED_WORDS:
+            bad.append(f"question copies {copied} consecutive words of its article")
+    if kind == "unanswerable":
+        if answers or evidence:
+            bad.append("an unanswerable question has answers [] and evidence ''")
+        return bad, False
+    if not answers:
+        bad.append("an answerable question needs at least one answer")
+    if not evidence.strip():
+        return [*bad, "an answerable question needs evidence"], False
+    holders = [t for t in titles if t in docs and evidence in docs[t]]
+    if not holders:
+        bad.append("evidence does not occur verbatim in any of the named articles")
+    if answers and not any(squash(a) in squash(evidence) for a in answers):
+        bad.append("no answer alias occurs in the evidence")
+    text = docs[holders[0]] if holders else ""
+    late = bool(holders) and text.index(evidence) >= first_sentence_end(text)
+    return bad, late
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", type=Path, default=DEFAULT_SET, help="questions (JSON lines)")
+    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="MediaWiki XML (bz2)")
+    args = ap.parse_args(argv)
+    try:
+        docs = load_corpus(args.corpus)
+        try:
+            lines = args.set.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read question set {args.set}: {exc}") from None
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    seen: set[str] = set()
+    kinds: Counter[str] = Counter()
+    n_bad = n_late = 0
+    for no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems, late = [f"not JSON: {exc.msg}"], False
+        else:
+            problems, late = check_item(item, docs, seen)
+        for p in problems:
+            print(f"{args.set}:{no}: {p}")
+        if problems:
+            n_bad += 1
+            continue
+        kinds[item["type"]] += 1
+        n_late += late
+    total = sum(kinds.values()) + n_bad
+    by_type = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+    print(f"{total} questions over {len(docs)} articles: {by_type}; "
+          f"evidence past the first sentence: {n_late}; bad lines: {n_bad}")  # fmt: skip
+    return 1 if n_bad or total == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
