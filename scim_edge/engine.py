@@ -82,6 +82,8 @@ class Engine:
 
         retriever, index_name = open_retriever(settings)
         generator, notes = make_generator(settings)
+        if hasattr(generator, "attach_index"):  # the reader weights practice fitted for it
+            generator.attach_index(getattr(retriever, "path", None))
         return cls(settings, retriever, generator, index_name=index_name, notes=list(notes))
 
     def ask(self, question: str, settings: Settings | None = None) -> Iterator[Event]:

@@ -13,7 +13,7 @@ only after the new one is in place).
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -241,6 +241,20 @@ class BM25Retriever:
             if p is not None:
                 out.append(p)
         return out
+
+    def sample(self, seed: int) -> Iterator[Passage]:
+        """Every passage once, in an order fixed by `seed` (self-practice draws from it)."""
+        import random
+
+        try:
+            hits = self.searcher.search(tantivy.Query.all_query(), self.passage_count).hits
+        except (ValueError, OSError, RuntimeError) as e:
+            raise self._corrupt(e) from None
+        addrs = sorted(((a.segment_ord, a.doc) for _, a in hits))
+        random.Random(seed).shuffle(addrs)
+        by_key = {(a.segment_ord, a.doc): a for _, a in hits}
+        for key in addrs:
+            yield self._passage(self.searcher.doc(by_key[key]), 0.0)
 
     def aliases(self, page_id: int) -> list[str]:
         """Redirect titles that point at the article (stored on its lead passage)."""

@@ -48,7 +48,8 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 LOOPS = ("scim", "simrag", "standard", "iter-retgen", "fixed-1", "fixed-2", "fixed-3", "single-dim")
-CRITICS = ("heuristic", "model")
+CRITICS = ("trained", "heuristic", "model")
+QUALITY_MODES = ("paper", "learned")
 RETRIEVERS = ("bm25", "vector", "hybrid")
 RERANKERS = ("none", "hybrid", "embedding")
 REWRITERS = ("none", "keyword", "model")
@@ -70,6 +71,9 @@ class Settings:
     delta: float = 0.05
     fast_path: bool = False
     fast_path_threshold: float = 0.75
+    # What Algorithm 1 compares with θ: the paper's five-dimension Q, or the calibrated
+    # confidence of the trained Critic (θ is then a probability).
+    quality: str = "paper"
     augment_threshold: float = 0.7  # completeness below this -> augment mode
     refine_threshold: float = 0.6  # consistency or factuality below this -> refine mode
     # retrieval
@@ -93,7 +97,8 @@ class Settings:
     review_force_accepted: bool = False
     cache_answers: bool = False
     # critic loop
-    critic: str = "heuristic"
+    critic: str = "trained"
+    critic_model: str | None = None  # a Critic in the model store; None = the index's/default
     max_iterations: int = 3
     critic_max_tokens: int = 4096
     critic_min_consistency: float = 0.6
@@ -210,6 +215,7 @@ def validate(s: Settings) -> Settings:
         "profile": tuple(PROFILES),
         "loop": LOOPS,
         "critic": CRITICS,
+        "quality": QUALITY_MODES,
         "retriever": RETRIEVERS,
         "reranker": RERANKERS,
         "rewriter": REWRITERS,

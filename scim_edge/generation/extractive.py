@@ -28,11 +28,15 @@ import math
 import re
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from scim_edge import textutil as tu
+from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
+from scim_edge.generation.reader import Reader
+from scim_edge.generation.spans import Span
 from scim_edge.quality import _TEMPORAL_RE, well_formed
 from scim_edge.types import Generation, Passage
 
@@ -351,14 +355,54 @@ def _window(text: str, span: str | None, q_content: set[str]) -> str:
     return " ".join(words[start : start + MAX_CLAUSE_WORDS])
 
 
+def _format_span(span: Span, question: str, kind: str) -> str:
+    """The short answer as a person would state it: a count keeps its unit unless the
+    question already names it ("how long" → "36 years", "how many moons" → "79")."""
+    text = span.text
+    if span.kind == "number" and span.unit and kind == "number":
+        q_stems = tu.stem_set(question)
+        if tu.stem(span.unit) not in q_stems and not re.match(r"\s*how many\b", question, re.I):
+            text = f"{text} {span.unit}"
+    if span.kind in ("date", "year"):
+        text = _narrow(text, question)
+    return text
+
+
+def support_of(sentence: str, passage: Passage) -> dict[str, str]:
+    return {
+        "sentence": " ".join(sentence.split()),
+        "doc_id": passage.doc_id,
+        "title": passage.title,
+        "section": passage.section,
+    }
+
+
 class ExtractiveGenerator:
-    """Picks the answer from the passages with answer-type cues; see the module doc."""
+    """Picks the answer from the passages: the learned reader for factoid questions, the
+    best clause for why/how questions, date comparison for "X or Y" questions."""
 
     name = NAME
     model = None  # no runtime to share with a model critic
 
-    def __init__(self, settings=None) -> None:
+    def __init__(self, settings=None, index_dir: Path | None = None) -> None:
         self.settings = settings
+        self.index_dir = index_dir
+        self._reader: Reader | None = None
+
+    def attach_index(self, index_dir: Path | None) -> None:
+        """Use the reader weights that `practice` fitted for this index, when it has them."""
+        self.index_dir = index_dir
+        self._reader = None
+
+    def use_reader(self, reader: Reader) -> None:
+        """Read with these weights from now on (practice, before it publishes them)."""
+        self._reader = reader
+
+    @property
+    def reader(self) -> Reader:
+        if self._reader is None:
+            self._reader = Reader.for_index(self.index_dir)
+        return self._reader
 
     # -- scoring --------------------------------------------------------------------
     def candidates(self, question: str, passages: Sequence[Passage]) -> list[_Candidate]:
@@ -449,9 +493,12 @@ class ExtractiveGenerator:
         passages: list[Passage],
         guidance: str | None = None,
         max_new_tokens: int | None = None,
+        exclude: Collection[str] = (),
     ) -> Generation:
         t0 = time.perf_counter()
-        text = self.answer(question, order_passages(question, passages), guidance)
+        text, support, features = self.answer_with_support(
+            question, order_passages(question, passages), guidance, exclude
+        )
         if max_new_tokens:
             text = tu.truncate_words(text, max_new_tokens)
         n_in = sum(len(p.text.split()) for p in passages) + len(question.split())
@@ -461,9 +508,52 @@ class ExtractiveGenerator:
             output_tokens=len(text.split()),
             ms=(time.perf_counter() - t0) * 1000.0,
             generator=self.name,
+            support=support,
+            features=features,
         )
 
     def answer(
+        self, question: str, passages: Sequence[Passage], guidance: str | None = None
+    ) -> str:
+        return self.answer_with_support(question, passages, guidance)[0]
+
+    def answer_with_support(
+        self,
+        question: str,
+        passages: Sequence[Passage],
+        guidance: str | None = None,
+        exclude: Collection[str] = (),
+    ) -> tuple[str, list[dict[str, str]], dict[str, float]]:
+        """The short answer, the sentence(s) backing it, and the reader's signals."""
+        if not passages:
+            return "", [], {}
+        info = rf.analyse(question)
+        longer = bool(guidance and _LONGER.search(guidance) and not _SHORTER.search(guidance))
+        if info.kind not in ("open", "choice"):
+            reading = self.reader.read(info, passages, exclude)
+            feats = reading.features(info.kind)
+            c = reading.candidate
+            if c is not None:
+                support = [support_of(c.sentence, c.passage)]
+                if longer:
+                    return _tidy(c.sentence), support, feats
+                return _format_span(c.span, question, info.kind), support, feats
+        text = self._clause_answer(question, passages, guidance)
+        support = self._support_for(text, passages)
+        return text, support, {}
+
+    def _support_for(self, text: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
+        """The sentence of the passages that shares most words with `text`."""
+        a = tu.stem_set(text)
+        best: tuple[int, str, Passage] | None = None
+        for p in passages:
+            for sent in tu.sentences(p.text):
+                n = len(a & tu.stem_set(sent))
+                if n and (best is None or n > best[0]):
+                    best = (n, sent, p)
+        return [support_of(best[1], best[2])] if best else []
+
+    def _clause_answer(
         self, question: str, passages: Sequence[Passage], guidance: str | None = None
     ) -> str:
         if not passages:

@@ -161,6 +161,9 @@ class Run:
         scores: dict[str, float],
         decision: str,
         verdict: dict[str, Any] | None = None,
+        *,
+        support: Sequence[dict[str, str]] = (),
+        features: dict[str, float] | None = None,
     ) -> IterationRecord:
         timing = self.clock.timing() if self.clock else {}
         rec = IterationRecord(
@@ -175,6 +178,8 @@ class Run:
             timing_ms=timing,
             verdict=verdict,
             new_titles={p.doc_id: p.title for p in new},
+            support=list(support),
+            features=dict(features or {}),
         )
         self.records.append(rec)
         return rec
@@ -190,6 +195,8 @@ class Run:
         tier: str,
         cited: Sequence[Passage] | None = None,
         needs_review: bool = False,
+        support: Sequence[dict[str, str]] = (),
+        confidence: float | None = None,
     ) -> Final:
         if status == "insufficient_evidence":
             answer = INSUFFICIENT_EVIDENCE
@@ -221,6 +228,8 @@ class Run:
             bindings=dict(self.bindings),
             passages=list(self.passages),
             trace=self.trace,
+            support=[] if status == "insufficient_evidence" else list(support),
+            confidence=confidence,
         )
         return Final(ans)
 
@@ -230,6 +239,17 @@ class Run:
             for k in out:
                 out[k] += float(r.timing_ms.get(k, 0.0))
         return {k: round(v, 3) for k, v in out.items()}
+
+
+def as_read(answer: str, support: Sequence[dict[str, str]]) -> str:
+    """The answer as a user reads it, short answer then the sentence that supports it:
+    what SCIM's five dimensions score (a bare span has no sentence to be coherent in)."""
+    if not support or not answer.strip():
+        return answer
+    sentence = support[0].get("sentence", "")
+    if not sentence or sentence.strip() == answer.strip():
+        return answer
+    return f"{answer.rstrip('.')}. {sentence}"
 
 
 def citations_for(answer: str, passages: Sequence[Passage]) -> list[dict[str, str]]:

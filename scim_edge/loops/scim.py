@@ -15,10 +15,15 @@ Loops (`make_scim_family_loop(name, settings, engine)`):
 
 Algorithm 1 (θ = settings.theta, T_max = settings.t_max, δ = settings.delta):
 1. Q ≥ θ → ACCEPT;
-2. else t ≥ T_max → FORCE-ACCEPT (budget);
-3. else t > 1 and Q_t ≤ Q_{t−1} − δ → FORCE-ACCEPT (decline), returning the previous
-   iteration's answer;
+2. else t > 1 and Q_t ≤ Q_{t−1} − δ → FORCE-ACCEPT (decline), returning the previous
+   iteration's answer (checked before the budget, so a decline in the last iteration
+   still returns the better answer);
+3. else t ≥ T_max → FORCE-ACCEPT (budget), returning the best iteration's answer;
 4. else CONTINUE.
+Q is the paper's five-dimension score (`settings.quality = "paper"`) or the calibrated
+confidence of the trained Critic (`"learned"`, θ is then a probability). Every iteration
+records its confidence when a trained Critic fits the generator; the answer carries the
+returned iteration's, and its tier is read from it.
 With `settings.fast_path`, Q₁ ≥ settings.fast_path_threshold returns at once.
 
 stop_reason values:
@@ -50,18 +55,20 @@ import hashlib
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scim_edge import paths
 from scim_edge import query_formulation as qf
 from scim_edge import textutil as tu
 from scim_edge.atomic import write_text
+from scim_edge.confidence import Confidence, confidence_tier
 from scim_edge.errors import UserError
 from scim_edge.loops.base import (
     NO_EVIDENCE_DISCLAIMER,
     REVIEW_NOTE,
     Run,
+    as_read,
     force_accept_disclaimer,
     hallucination_warning,
     make_bindings,
@@ -114,10 +121,10 @@ def algorithm1(
         return Decision("accept", "fast_path")
     if q >= theta:
         return Decision("accept", "accepted")
-    if t >= t_max:
-        return Decision("force_accept", "budget")
     if t > 1 and q_prev is not None and q <= q_prev - delta + _EPS:
         return Decision("force_accept", "quality_declined", revert=True)
+    if t >= t_max:
+        return Decision("force_accept", "budget")
     return Decision("continue", "continue")
 
 
@@ -138,6 +145,13 @@ class _Iteration:
     answer: str
     report: QualityReport
     passages: list[Passage]
+    support: list[dict[str, str]] = field(default_factory=list)
+    confidence: float | None = None
+
+    def q(self, learned: bool) -> float:
+        if learned:
+            return self.confidence if self.confidence is not None else 0.0
+        return self.report.quality
 
 
 class ScimFamilyLoop:
@@ -158,6 +172,7 @@ class ScimFamilyLoop:
         else:
             self.iterations = settings.t_max
         self.quality_stop = name in ("scim", "single-dim")
+        self.learned = settings.quality == "learned" and self.quality_stop
         self.adaptive = name not in ("standard", "iter-retgen")
 
     # -- bindings -------------------------------------------------------------------
@@ -185,6 +200,11 @@ class ScimFamilyLoop:
                 yield Final(cached)
                 return
         run = Run(question, self.name, s, self.engine, bindings=self.bindings())
+        confidence = Confidence.for_engine(self.engine, s, required=self.learned)
+        run.bindings["confidence"] = confidence.name
+        if confidence.critic is None and confidence.notify:
+            run.warnings.append(confidence.warning or "")
+        history: list[_Iteration] = []
         retriever = self.engine.retriever
         generator = self.engine.generator
         formulation = qf.initial(question)
@@ -227,29 +247,40 @@ class ScimFamilyLoop:
             yield from run.out(StepStarted(t, "evaluate"))
             t0 = time.perf_counter()
             with run.step("evaluate"):
-                report = self.evaluator.score(question, answer, run.passages)
+                report = self.evaluator.score(question, as_read(answer, gen.support),
+                                              run.passages)  # fmt: skip
+                p = confidence.round(
+                    answer, report.scores(), gen.features, t, [x.doc_id for x in added],
+                    run.doc_ids, [r.answer for r in run.records],
+                    {x.doc_id: x.score for x in run.passages},
+                )  # fmt: skip
             yield from run.out(Scored(t, report, ms_since(t0)))
 
-            current = _Iteration(t, answer, report, list(run.passages))
-            decision = self._decide(t, report, prev)
+            current = _Iteration(t, answer, report, list(run.passages), list(gen.support), p)
+            history.append(current)
+            decision = self._decide(t, current, prev)
             rec = run.record(t, formulation.mode, formulation.queries, added, answer,
-                             report.scores(), decision.decision)  # fmt: skip
+                             report.scores(), decision.decision, support=gen.support,
+                             features=gen.features)  # fmt: skip
+            rec.confidence = None if p is None else round(p, 4)
             yield from run.out(Decided(t, decision.decision, decision.reason, rec))
             if decision.decision != "continue":
                 chosen = prev if decision.revert and prev is not None else current
+                if decision.reason == "budget":
+                    chosen = max(history, key=lambda it: (it.q(self.learned), it.t))
                 yield self._finish(run, chosen, decision.decision, decision.reason, question)
                 return
             formulation = self._next_formulation(question, answer, report, run)
             prev = current
         raise AssertionError("the loop ends with a decision")  # pragma: no cover
 
-    def _decide(self, t: int, report: QualityReport, prev: _Iteration | None) -> Decision:
+    def _decide(self, t: int, current: _Iteration, prev: _Iteration | None) -> Decision:
         s = self.settings
         if self.quality_stop:
             return algorithm1(
                 t,
-                report.quality,
-                prev.report.quality if prev else None,
+                current.q(self.learned),
+                prev.q(self.learned) if prev else None,
                 theta=s.theta,
                 t_max=s.t_max,
                 delta=s.delta,
@@ -296,9 +327,15 @@ class ScimFamilyLoop:
             status=status,
             stop_reason=reason,
             quality=chosen.report.quality,
-            tier=chosen.report.tier or tier(chosen.report.quality),
+            tier=(
+                confidence_tier(chosen.confidence)
+                if chosen.confidence is not None
+                else chosen.report.tier or tier(chosen.report.quality)
+            ),
             cited=chosen.passages,
             needs_review=needs_review,
+            support=chosen.support,
+            confidence=chosen.confidence,
         )
         if s.cache_answers:
             path = self._cache_path(question)
@@ -360,6 +397,8 @@ def _read_cached(path) -> Answer | None:
             bindings=bindings,
             passages=passages,
             trace=list(d.get("trace", [])),
+            support=list(d.get("support", [])),
+            confidence=d.get("confidence"),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None

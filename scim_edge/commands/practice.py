@@ -1,0 +1,98 @@
+"""`scim-edge practice`: self-practice on an index; fits its reader and its Critic."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from scim_edge.commands._args import positive_int
+from scim_edge.commands._output import print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "practice",
+        help="make questions from an index's passages, run them, fit the reader and the Critic",
+        description="Self-practice (SIM-RAG §3.2): questions made from the index's own "
+        "sentences are run through the loop and labelled; the extractive reader's weights "
+        "and the Critic are fitted on them and stored in INDEX/practice/. Rerunning with "
+        "the same arguments resumes an interrupted run.",
+    )
+    p.add_argument("--index", metavar="NAME|DIR", help="index name or directory")
+    p.add_argument("--questions", type=positive_int, default=1500, metavar="N",
+                   help="practice questions to make (default 1500)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument("--no-critic", action="store_true", help="fit the reader only")
+    p.add_argument("--json", action="store_true", help="print the practice manifest as JSON")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scim_edge.engine import Engine
+    from scim_edge.practice.runner import PracticeOptions, run_practice
+    from scim_edge.settings import load_settings
+
+    settings = load_settings(overrides={"index": args.index, "model": "extractive"})
+    engine = Engine.open(settings)
+    index_dir = engine.retriever.path
+    opts = PracticeOptions(questions=args.questions, seed=args.seed,
+                           train_critic=not args.no_critic)  # fmt: skip
+    with _progress() as report:
+        result = run_practice(engine, index_dir, opts, report)
+    if args.json:
+        print_json(result.manifest)
+        return 0
+    m = result.manifest
+    reader = m["reader"]
+    critic = m.get("critic") or {}
+    print(f"Practice set written to {result.path}")
+    print(f"  questions      {m['pairs']['total']} ({m['pairs']['train']} train, "
+          f"{m['pairs']['heldout']} held out), {m['rounds']} loop rounds")  # fmt: skip
+    print(f"  reader         held-out top-1 {reader.get('heldout_top1_given_present', 0):.1%} "
+          f"when the answer is among the candidates")  # fmt: skip
+    h = m["heldout_round1"]
+    if h.get("em") is not None:
+        print(f"  first round    held-out EM {h['em']:.1%}, answer in passages "
+              f"{h['answer_in_passages']:.1%}")  # fmt: skip
+    if critic:
+        print(
+            f"  critic         held-out AUROC {critic.get('auroc', 0):.3f}, "
+            f"ECE {critic.get('ece', 0):.3f}, accuracy {critic.get('accuracy', 0):.1%}"
+        )
+    print(f"  time           {result.timings.get('total_s', 0):.0f} s")
+    return 0
+
+
+class _progress:
+    """A rich progress bar on a terminal, plain lines otherwise."""
+
+    def __enter__(self):
+        self.tty = sys.stderr.isatty()
+        self.last: tuple[str, int] = ("", -1)
+        if self.tty:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+            self.bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+            self.bar.__enter__()
+            self.tasks: dict[str, int] = {}
+        return self.report
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if self.tty:
+            if stage not in self.tasks:
+                self.tasks[stage] = self.bar.add_task(stage, total=total)
+            self.bar.update(self.tasks[stage], completed=done, total=total)
+            return
+        if (stage, done) != self.last:
+            self.last = (stage, done)
+            sys.stderr.write(f"practice: {stage} {done}/{total}\n")
+
+    def __exit__(self, *exc) -> None:
+        if self.tty:
+            self.bar.__exit__(*exc)

@@ -1,0 +1,89 @@
+"""The calibrated confidence every answer carries, and where the loops get it.
+
+`Confidence.for_engine(engine, settings)` finds the trained Critic that fits the engine (see
+`trained_critic.find`) once per engine and settings; `round(...)` turns one round of any
+loop into P(the answer is right). When no Critic fits — none installed, or one trained for
+another generator (a warning names it) — confidence is None and users see Q's tier, as the
+paper's heuristic gives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from scim_edge.critic_features import round_features
+from scim_edge.errors import ModelError
+from scim_edge.trained_critic import TrainedCritic, confidence_tier, find
+
+__all__ = ["Confidence", "confidence_tier"]
+
+
+@dataclass
+class Confidence:
+    critic: TrainedCritic | None
+    warning: str | None = None
+    notify: bool = False  # the warning is worth showing with every answer
+
+    @property
+    def available(self) -> bool:
+        return self.critic is not None
+
+    @property
+    def name(self) -> str:
+        if self.critic is None:
+            return "none"
+        parts = self.critic.source.replace("\\", "/").split("/")
+        where = parts[-2] if len(parts) >= 2 else self.critic.source
+        return f"trained ({where})"
+
+    def round(
+        self,
+        answer: str,
+        scores: Mapping[str, float],
+        reader: Mapping[str, float],
+        t: int,
+        new_ids: Sequence[str],
+        doc_ids: Sequence[str],
+        previous_answers: Sequence[str],
+        passage_scores: Mapping[str, float],
+    ) -> float | None:
+        if self.critic is None or not answer.strip():
+            return None if self.critic is None else 0.0
+        f = round_features(answer, scores, reader, t, new_ids, doc_ids, previous_answers,
+                           passage_scores)  # fmt: skip
+        return self.critic.probability(f)
+
+    @classmethod
+    def for_engine(cls, engine: Any, settings: Any, *, required: bool = False) -> Confidence:
+        """The engine's Confidence, cached on it. `required` (`--quality learned`, `--critic
+        trained` chosen explicitly) turns "no Critic" into a one-line error."""
+        key = ("confidence", getattr(settings, "critic_model", None))
+        cache = engine.extras
+        if key not in cache:
+            cache[key] = cls._load(engine, settings)
+        conf: Confidence = cache[key]
+        if required and conf.critic is None:
+            raise ModelError(
+                conf.warning or "no trained Critic is available",
+                hint="train one with `scim-edge practice`",
+            )
+        return conf
+
+    @classmethod
+    def _load(cls, engine: Any, settings: Any) -> Confidence:
+        index_dir = getattr(engine.retriever, "path", None)
+        critic = find(index_dir, getattr(settings, "critic_model", None))
+        if critic is None:
+            return cls(None, "no trained Critic is installed")
+        generator = str(getattr(engine.generator, "name", ""))
+        if critic.generator and critic.generator != generator:
+            return cls(
+                None,
+                f"the trained Critic ({critic.source}) was trained for the '{critic.generator}' "
+                f"generator, not '{generator}': using the heuristic instead "
+                "(retrain it with `scim-edge practice`)",
+                notify=True,
+            )
+        return cls(critic)

@@ -1,0 +1,162 @@
+"""The learned extractive reader: rank candidate spans, state the best one.
+
+Candidates and their features come from `reader_features`; a linear model scores them and a
+softmax over the question's candidates turns scores into the probability that each span is
+the answer. The weights are learned from self-practice only (`scim-edge practice`):
+- an index's own weights, `<index>/practice/reader.json`, written by `practice` on that index;
+- otherwise the default weights shipped in `scim_edge/data/reader.json`, fitted by the same
+  command on self-practice over the vital-articles corpus (no hand-written question).
+
+A damaged weights file is a `ModelError` naming the file and the fix, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+from scim_edge.errors import ModelError
+from scim_edge.generation import reader_features as rf
+from scim_edge.linear import LinearModel
+from scim_edge.types import Passage
+
+WEIGHTS_FILE = "reader.json"
+PRACTICE_DIR = "practice"
+# Which span kinds answer which question kinds: the Critic's "type agreement".
+TYPE_FITS = {
+    "person": ("entity",),
+    "place": ("entity",),
+    "date": ("date", "year"),
+    "number": ("number",),
+    "choice": ("entity",),
+    "what": ("entity", "np", "number", "date", "year"),
+    "open": ("np", "entity"),
+}
+
+
+@dataclass
+class Reading:
+    """The reader's pick for one question and the signals behind it."""
+
+    candidate: rf.Candidate | None
+    probability: float = 0.0
+    margin: float = 0.0  # probability of the pick minus that of the runner-up (other text)
+    n_candidates: int = 0
+    ranked: list[tuple[float, rf.Candidate]] = field(default_factory=list)
+
+    def features(self, question_kind: str) -> dict[str, float]:
+        c = self.candidate
+        if c is None:
+            return {"span_prob": 0.0, "margin": 0.0, "type_fits": 0.0, "n_candidates": 0.0}
+        vec = dict(zip(rf.FEATURES, c.features.tolist(), strict=True))
+        return {
+            "span_prob": round(self.probability, 6),
+            "margin": round(self.margin, 6),
+            "type_fits": float(c.span.kind in TYPE_FITS.get(question_kind, ())),
+            "n_candidates": float(self.n_candidates),
+            "sent_idf_overlap": round(vec["sent_idf_overlap"], 6),
+            "window_overlap": round(vec["window_overlap"], 6),
+            "prox_recip": round(vec["prox_recip"], 6),
+            "agree_passages": round(vec["agree_passages"], 6),
+            "rank_recip": round(vec["rank_recip"], 6),
+            "title_overlap": round(vec["title_overlap"], 6),
+            "lead_passage": vec["lead_passage"],
+        }
+
+
+def _check(model: LinearModel, where: Path | str) -> LinearModel:
+    if list(model.features) != list(rf.FEATURES):
+        raise ValueError("its features do not match this version of the reader")
+    return model
+
+
+@lru_cache(maxsize=8)
+def _load(path_text: str, mtime: float) -> LinearModel:
+    path = Path(path_text)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return _check(LinearModel.from_dict(data), path)
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        raise ModelError(
+            f"reader weights {path} are damaged ({' '.join(str(e).split())[:120]})",
+            hint=_fix_hint(path),
+        ) from None
+
+
+def _fix_hint(path: Path) -> str:
+    if path.parent.name == PRACTICE_DIR:
+        index = path.parent.parent.name
+        return f"re-create them with `scim-edge practice --index {index}`, or delete {path}"
+    return "reinstall scim-edge (`pip install --force-reinstall scim-edge`)"
+
+
+def default_weights_path() -> Path:
+    return Path(str(resources.files("scim_edge") / "data" / WEIGHTS_FILE))
+
+
+def weights_path(index_dir: Path | None) -> Path:
+    """The index's own practice weights when present, else the shipped default."""
+    if index_dir is not None:
+        own = Path(index_dir) / PRACTICE_DIR / WEIGHTS_FILE
+        if own.is_file():
+            return own
+    return default_weights_path()
+
+
+def load_weights(path: Path) -> LinearModel:
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        raise ModelError(f"reader weights {path} are missing", hint=_fix_hint(path)) from None
+    return _load(str(path), mtime)
+
+
+class Reader:
+    """Scores candidate spans with a linear model; `read()` returns the ranked pick."""
+
+    def __init__(self, model: LinearModel, source: str = "") -> None:
+        self.model = model
+        self.source = source
+
+    @classmethod
+    def for_index(cls, index_dir: Path | None) -> Reader:
+        path = weights_path(index_dir)
+        return cls(load_weights(path), str(path))
+
+    def read(
+        self,
+        question: str | rf.QuestionInfo,
+        passages: Sequence[Passage],
+        exclude: Collection[str] = (),
+    ) -> Reading:
+        """The best candidate; spans whose normalised text is in `exclude` (answers a
+        Critic rejected) are never picked."""
+        q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
+        cands = rf.candidates(q, passages)
+        banned = {rf.normalise(x) for x in exclude}
+        cands = [c for c in cands if rf.normalise(c.text) not in banned]
+        if not cands:
+            return Reading(None)
+        X = np.stack([c.features for c in cands])
+        s = self.model.score(X)
+        p = np.exp(s - s.max())
+        p /= p.sum()
+        # The same text found in several sentences is one answer: pool its mass.
+        mass: dict[str, float] = {}
+        best: dict[str, tuple[float, rf.Candidate]] = {}
+        for pi, c in zip(p.tolist(), cands, strict=True):
+            key = rf.normalise(c.text)
+            mass[key] = mass.get(key, 0.0) + pi
+            if key not in best or pi > best[key][0]:
+                best[key] = (pi, c)
+        order = sorted(mass, key=lambda k: -mass[k])
+        top = order[0]
+        runner = mass[order[1]] if len(order) > 1 else 0.0
+        ranked = [(mass[k], best[k][1]) for k in order]
+        return Reading(best[top][1], mass[top], mass[top] - runner, len(order), ranked)

@@ -1,0 +1,277 @@
+"""What the learned reader knows about each candidate span: a fixed vector of features.
+
+The features are generic evidence that a span answers a question, not facts about any
+corpus, so weights fitted on self-practice questions carry over to questions people write:
+- does the span's kind fit the question's answer type (question type × span kind);
+- how much of the question its sentence states (IDF-weighted), and how close the span sits
+  to the question's words in that sentence;
+- whether the passage is the lead of an article the question names (DrQA's prior);
+- the passage's retrieval rank and score;
+- how many retrieved sentences state the same span (agreement);
+- the words around the span ("by George Orwell", "in England", "79 moons");
+- whether the span repeats the question (such spans are never candidates at all).
+
+`candidates(question, passages)` returns every span of the top passages' sentences with its
+vector; `FEATURES` names the columns, in order, for the weights file.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scim_edge import textutil as tu
+from scim_edge.generation.spans import KINDS, Span, is_demonym, sentence_spans
+from scim_edge.ranking import quick_stems
+from scim_edge.types import Passage
+
+QUESTION_KINDS = ("person", "place", "date", "number", "choice", "what", "open")
+
+NOT_PERSON_WORDS = frozenset(
+    """
+    university college school institute academy museum library house church cathedral
+    temple palace castle hall theatre theater hospital company corporation party army navy
+    states kingdom republic empire union federation province county city river mountain
+    mount peak lake ocean sea island islands bay valley street road bridge station airport
+    war battle treaty award prize medal trophy cup championship league festival council
+    committee parliament congress court ministry department agency society association
+    foundation club team latin greek english french german spanish italian
+    """.split()
+)
+_COPULA = frozenset({"is", "was", "are", "were", "be", "been", "became", "becomes", "called",
+                     "named", "known", "as"})  # fmt: skip
+_PLACE_PREPS = frozenset({"in", "at", "from", "to", "near", "into", "on"})
+_OPEN_HEADS = ("why", "how do", "how does", "how did", "how is", "how are", "how was",
+               "how were", "how can", "explain", "describe")  # fmt: skip
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+WINDOW = 6
+MAX_PASSAGES = 8
+MAX_SENTENCE_WORDS = 80
+
+_LOCAL = (
+    "sent_idf_overlap",
+    "sent_overlap",
+    "window_overlap",
+    "prox_recip",
+    "prox_le2",
+    "no_anchor",
+    "title_overlap",
+    "title_in_question",
+    "lead_passage",
+    "rank_recip",
+    "rank0",
+    "bm25_norm",
+    "agree_sentences",
+    "agree_passages",
+    "span_q_share",
+    "span_words",
+    "span_in_title",
+    "before_by",
+    "before_place_prep",
+    "before_of",
+    "before_punct",
+    "before_copula",
+    "before_det",
+    "after_punct",
+    "after_paren",
+    "unit_in_question",
+    "demonym",
+    "not_person_word",
+    "multiword",
+    "head_near",
+    "in_quotes",
+    "sentence_long",
+)
+FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
+_COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
+
+
+@dataclass(frozen=True)
+class QuestionInfo:
+    """What the features need from a question, computed once."""
+
+    text: str
+    kind: str  # one of QUESTION_KINDS
+    stems: frozenset[str]
+    lower_words: frozenset[str]
+    head: str  # the noun after what/which ("planet"), or ""
+    options: tuple[str, ...] = ()
+
+
+def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
+    """The question's answer type, in the reader's coarser set of kinds."""
+    from scim_edge.generation.extractive import answer_type
+
+    at = answer_type(question)
+    if at.kind in ("person", "place", "date", "number", "choice"):
+        return at.kind, at.options
+    q = " ".join(question.lower().split())
+    if q.startswith(_OPEN_HEADS):
+        return "open", ()
+    return "what", ()
+
+
+def analyse(question: str) -> QuestionInfo:
+    kind, options = question_kind(question)
+    m = re.search(r"\b(?:what|which)\s+(?:kind of\s+|type of\s+)?([a-z]+)", question.lower())
+    head = ""
+    if m and m.group(1) not in tu.STOPWORDS:
+        head = tu.stem(m.group(1))
+    return QuestionInfo(
+        text=question,
+        kind=kind,
+        stems=tu.stem_set(question),
+        lower_words=frozenset(w.lower() for w in tu.words(question)),
+        head=head,
+        options=options,
+    )
+
+
+@dataclass
+class Candidate:
+    span: Span
+    sentence: str
+    passage: Passage
+    rank: int
+    features: np.ndarray  # float32, len(FEATURES)
+
+    @property
+    def text(self) -> str:
+        return self.span.text
+
+
+def normalise(text: str) -> str:
+    """Lower-case words only: how agreement and practice labels compare spans."""
+    return " ".join(w.lower() for w in _WORD.findall(text) if w.lower() not in {"the", "a", "an"})
+
+
+def _word_spans(sentence: str) -> list[tuple[int, int, str]]:
+    return [(m.start(), m.end(), tu.stem(m.group(0).lower())) for m in _WORD.finditer(sentence)]
+
+
+def _from_question(span: Span, q: QuestionInfo) -> bool:
+    words = [w.lower() for w in _WORD.findall(span.text)]
+    content = [w for w in words if w not in tu.STOPWORDS]
+    if not content:
+        return True
+    return all(w in q.lower_words or tu.stem(w) in q.stems for w in content)
+
+
+def _is_lead(p: Passage) -> bool:
+    return p.doc_id.rsplit("-", 1)[-1] in ("0", "1") and not p.section
+
+
+def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> list[Candidate]:
+    """Every candidate span in the top passages' sentences, each with its feature vector.
+
+    Spans whose content words all occur in the question are left out: the reader never
+    answers with what the user already said."""
+    q = question if isinstance(question, QuestionInfo) else analyse(question)
+    top = list(passages[:MAX_PASSAGES])
+    sents: list[tuple[int, int, Passage, str]] = []
+    for rank, p in enumerate(top):
+        for i, s in enumerate(tu.sentences(p.text)):
+            if 3 <= len(s.split()) <= MAX_SENTENCE_WORDS:
+                sents.append((rank, i, p, s))
+    if not sents:
+        return []
+    df: Counter[str] = Counter()
+    sent_stems = []
+    for _, _, _, s in sents:
+        st = quick_stems(s)
+        sent_stems.append(st)
+        df.update(st & q.stems)
+    n = len(sents)
+    idf = {w: math.log(1 + n / (1 + df[w])) for w in q.stems}
+    idf_total = sum(idf.values()) or 1.0
+    max_score = max((p.score for p in top), default=0.0) or 1.0
+
+    raw: list[tuple[Span, str, Passage, int, int, frozenset[str]]] = []
+    span_sents: Counter[str] = Counter()
+    span_passages: dict[str, set[str]] = {}
+    for (rank, i, p, s), st in zip(sents, sent_stems, strict=True):
+        for sp in sentence_spans(s):
+            if _from_question(sp, q):
+                continue
+            key = normalise(sp.text)
+            if not key:
+                continue
+            raw.append((sp, s, p, rank, i, st))
+            span_sents[key] += 1
+            span_passages.setdefault(key, set()).add(p.doc_id)
+
+    out: list[Candidate] = []
+    title_stems_cache: dict[str, frozenset[str]] = {}
+    title_in_q: dict[str, float] = {}
+    words_of: dict[str, list[tuple[int, int, str]]] = {}
+    q_low = " ".join(w.lower() for w in tu.words(q.text))
+    for sp, s, p, rank, _i, st in raw:
+        f = np.zeros(len(FEATURES), dtype=np.float32)
+        f[QUESTION_KINDS.index(q.kind) * len(KINDS) + KINDS.index(sp.kind)] = 1.0
+        local: dict[str, float] = {}
+        matched = q.stems & st
+        local["sent_idf_overlap"] = sum(idf[w] for w in matched) / idf_total
+        local["sent_overlap"] = len(matched) / max(1, len(q.stems))
+        if s not in words_of:
+            words_of[s] = _word_spans(s)
+        words = words_of[s]
+        anchors = [k for k, (_, _, w) in enumerate(words) if w in q.stems]
+        inside = [k for k, (a, b, _) in enumerate(words) if a >= sp.start and b <= sp.end]
+        lo = inside[0] if inside else 0
+        hi = inside[-1] if inside else 0
+        outside = [k for k in anchors if k < lo or k > hi]
+        if outside:
+            dist = min(lo - k if k < lo else k - hi for k in outside) - 1
+            local["prox_recip"] = 1.0 / (1.0 + dist)
+            local["prox_le2"] = float(dist <= 2)
+        else:
+            local["no_anchor"] = 1.0
+        window = {words[k][2] for k in range(max(0, lo - WINDOW), min(len(words), hi + WINDOW + 1))}
+        local["window_overlap"] = sum(idf[w] for w in q.stems & window) / idf_total
+        if p.title not in title_stems_cache:
+            title_stems_cache[p.title] = tu.stem_set(p.title)
+            t_low = " ".join(w.lower() for w in tu.words(p.title))
+            title_in_q[p.title] = float(bool(t_low) and f" {t_low} " in f" {q_low} ")
+        t_stems = title_stems_cache[p.title]
+        local["title_overlap"] = len(t_stems & q.stems) / max(1, len(t_stems))
+        local["title_in_question"] = title_in_q[p.title]
+        local["lead_passage"] = float(_is_lead(p))
+        local["rank_recip"] = 1.0 / (1 + rank)
+        local["rank0"] = float(rank == 0)
+        local["bm25_norm"] = max(0.0, p.score) / max_score
+        key = normalise(sp.text)
+        local["agree_sentences"] = math.log(span_sents[key])
+        local["agree_passages"] = math.log(len(span_passages[key]))
+        sp_words = [w.lower() for w in _WORD.findall(sp.text)]
+        local["span_q_share"] = sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words))
+        local["span_words"] = min(len(sp_words), 6) / 6.0
+        local["multiword"] = float(len(sp_words) > 1)
+        local["span_in_title"] = float(bool(sp_words) and set(tu.stem_set(sp.text)) <= t_stems)
+        local["before_by"] = float(sp.before == "by")
+        local["before_place_prep"] = float(sp.before in _PLACE_PREPS)
+        local["before_of"] = float(sp.before == "of")
+        local["before_punct"] = float(sp.before in (",", "(", ":", ";", "–", "—"))
+        local["before_copula"] = float(sp.before in _COPULA)
+        local["before_det"] = float(sp.before in ("the", "a", "an"))
+        local["after_punct"] = float(sp.after in (",", ".", ";", ":"))
+        local["after_paren"] = float(sp.after == "(")
+        local["unit_in_question"] = float(bool(sp.unit) and tu.stem(sp.unit) in q.stems)
+        local["demonym"] = float(sp.kind == "entity" and is_demonym(sp.text))
+        local["not_person_word"] = float(bool(set(sp_words) & NOT_PERSON_WORDS))
+        if q.head:
+            near = {words[k][2] for k in range(max(0, lo - 3), min(len(words), hi + 4))}
+            local["head_near"] = float(q.head in near)
+        before = s[: sp.start]
+        local["in_quotes"] = float(
+            before.count('"') % 2 == 1 or before.count("“") > before.count("”")
+        )
+        local["sentence_long"] = float(len(words) > 40)
+        for name, value in local.items():
+            f[_COLUMN[name]] = value
+        out.append(Candidate(sp, s, p, rank, f))
+    return out

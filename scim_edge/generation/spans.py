@@ -1,0 +1,174 @@
+"""Candidate answer spans of a sentence: names, dates, numbers and short noun phrases.
+
+The learned reader ranks these; self-practice picks its answers from the same set, so what
+the reader is trained to choose is exactly what it can produce. A span keeps its kind, its
+character offset in the sentence and the words right before and after it, which the
+reader's features read ("by George Orwell", "79 moons").
+
+Kinds:
+- `date`: a full or partial date ("25 June 1950", "the 1920s", "19th century");
+- `year`: a bare year ("1729");
+- `number`: a count or measure, with its unit word when one follows ("79 moons", "36%");
+- `entity`: a run of proper nouns ("George Orwell", "Bank of England");
+- `np`: a short common noun phrase ("earth pig", "allegorical novella").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from scim_edge import textutil as tu
+from scim_edge.quality import _TEMPORAL_RE
+
+KINDS = ("date", "year", "number", "entity", "np")
+
+YEAR_RE = re.compile(r"^(?:1\d{3}|20\d{2}|\d{3,4}\s?(?:BC|BCE|AD|CE))$")
+_YEAR_IN_TEXT = re.compile(r"\b(?:1\d{3}|20\d{2})(?:\s?(?:BC|BCE|AD|CE))?\b")
+NUMBER_RE = re.compile(
+    r"(?:[$€£¥]\s?)?\b\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?(?:%|percent|per cent))?"
+    r"(?:\s(?:million|billion|trillion|thousand|hundred))?",
+    re.IGNORECASE,
+)
+_NUMBER_WORD_RE = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
+    r"fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)"
+    r"(?:[\s-](?:one|two|three|four|five|six|seven|eight|nine|hundred|thousand|million|billion))*\b",
+    re.IGNORECASE,
+)
+_UNIT_AFTER = re.compile(r"\s([A-Za-z][a-z-]+)")
+_MONTHS = frozenset(
+    "january february march april may june july august september october november december".split()
+)
+_DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ese|ish|ic|i)(?:-born)?$")
+_NOUN_TAGS = ("NN", "NNS")
+_ADJ_TAGS = ("JJ", "JJR", "JJS", "VBN", "VBG")
+MAX_NP_WORDS = 4
+MAX_ENTITY_WORDS = 6
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    kind: str
+    start: int  # character offset in the sentence
+    before: str  # the lower-cased word right before the span ("" at the start)
+    after: str  # the lower-cased word right after the span ("" at the end)
+    unit: str = ""  # for numbers: the unit word that follows ("moons")
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.text)
+
+
+def _word_before(sentence: str, start: int) -> str:
+    head = sentence[:start].rstrip()
+    if not head:
+        return ""
+    if head[-1] in ",;:(–—":
+        return head[-1]
+    parts = head.split()
+    return parts[-1].lower().strip("\"'“”‘’") if parts else ""
+
+
+def _word_after(sentence: str, end: int) -> str:
+    tail = sentence[end:].lstrip()
+    if not tail:
+        return ""
+    if tail[0] in ",;:().–—":
+        return tail[0]
+    parts = tail.split()
+    return parts[0].lower().strip("\"'“”‘’.,;:") if parts else ""
+
+
+def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
+    return any(start < e and s < end for s, e in taken)
+
+
+def _add(out: list[Span], taken: list[tuple[int, int]], sentence: str, text: str, kind: str,
+         start: int, unit: str = "") -> None:  # fmt: skip
+    text = text.strip(" ,;:.()\"'“”‘’")
+    if not text:
+        return
+    start = sentence.find(text, max(0, start))
+    if start < 0 or _overlaps(taken, start, start + len(text)):
+        return
+    taken.append((start, start + len(text)))
+    before = _word_before(sentence, start)
+    after = _word_after(sentence, start + len(text))
+    out.append(Span(text, kind, start, before, after, unit))
+
+
+@lru_cache(maxsize=32768)
+def sentence_spans(sentence: str) -> tuple[Span, ...]:
+    """Every candidate span of one sentence, dates first so numbers inside them are not
+    counted twice; cached because practice and the reader see the same sentences often."""
+    out: list[Span] = []
+    taken: list[tuple[int, int]] = []
+    for m in _TEMPORAL_RE.finditer(sentence):
+        text = re.sub(r"^(?:in|on|by|since|until|from|during|circa|c\.)\s+", "", m.group(0),
+                      flags=re.I)  # fmt: skip
+        _add(out, taken, sentence, text, "year" if is_year(text) else "date", m.start())
+    for m in _YEAR_IN_TEXT.finditer(sentence):
+        _add(out, taken, sentence, m.group(0), "year", m.start())
+    for rx in (NUMBER_RE, _NUMBER_WORD_RE):
+        for m in rx.finditer(sentence):
+            unit = _UNIT_AFTER.match(sentence, m.end())
+            word = unit.group(1).lower() if unit else ""
+            if word in tu.STOPWORDS or word in _MONTHS:
+                word = ""
+            _add(out, taken, sentence, m.group(0), "number", m.start(), word)
+    pos = 0
+    for ent in tu.entities(sentence):
+        words = ent.split()
+        if len(words) > MAX_ENTITY_WORDS or {w.lower() for w in words} & _MONTHS:
+            continue
+        start = sentence.find(ent, pos)
+        if start < 0:
+            start = sentence.find(ent)
+        if start < 0:
+            continue
+        pos = start + len(ent)
+        _add(out, taken, sentence, ent, "entity", start)
+    _noun_phrases(sentence, out, taken)
+    out.sort(key=lambda s: s.start)
+    return tuple(out)
+
+
+def _noun_phrases(sentence: str, out: list[Span], taken: list[tuple[int, int]]) -> None:
+    """Adjective* noun+ runs of common nouns, at most MAX_NP_WORDS words."""
+    run: list[tuple[str, str]] = []
+    pos = 0
+    cursor = 0
+
+    def flush() -> None:
+        while run and run[-1][1] not in _NOUN_TAGS:
+            run.pop()
+        if run and len(run) <= MAX_NP_WORDS:
+            phrase = " ".join(tok for tok, _ in run)
+            if any(len(tok) > 2 for tok, _ in run):
+                _add(out, taken, sentence, phrase, "np", pos)
+        run.clear()
+
+    for tok, tag in tu.sentence_tags(sentence):
+        at = sentence.find(tok, cursor)
+        if at >= 0:
+            cursor = at + len(tok)
+        word_ok = tok.isalpha() and tok.lower() not in tu.STOPWORDS
+        if word_ok and (tag in _NOUN_TAGS or (tag in _ADJ_TAGS and not tok[0].isupper())):
+            if not run:
+                pos = max(at, 0)
+            run.append((tok, tag))
+        else:
+            flush()
+    flush()
+
+
+def is_demonym(text: str) -> bool:
+    """ "American", "Canadian-born": nationality adjectives, not names."""
+    return all(_DEMONYM.match(w) for w in text.split())
+
+
+def is_year(text: str) -> bool:
+    return bool(YEAR_RE.match(text.strip()))

@@ -1,0 +1,175 @@
+"""Question–answer pairs made from an index's own passages (SIM-RAG §3.2 self-practice).
+
+A pair is a sentence of a passage with one span taken out as the answer (a name, a date, a
+number or a short noun phrase) and the rest turned into a question:
+1. the span is replaced by the wh-phrase that fits it ("by George Orwell" → "who", "in 1945"
+   → "in what year", "79 moons" → "how many moons"), and the wh-phrase leads the question;
+2. only a window of the sentence around the span is kept, and some of its words are dropped,
+   so the question does not copy the sentence (people paraphrase; Lewis et al. 2019 found
+   noisy clozes train better readers than exact ones);
+3. a leading pronoun becomes the article's title, and the title is named when the kept words
+   do not name it, because people name the thing they ask about.
+The answer never occurs in the question. Same index and seed, same pairs.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from scim_edge import textutil as tu
+from scim_edge.generation.reader_features import NOT_PERSON_WORDS, normalise
+from scim_edge.generation.spans import Span, is_demonym, sentence_spans
+from scim_edge.quality import well_formed
+from scim_edge.query_formulation import is_boilerplate
+from scim_edge.types import Passage
+
+KIND_WEIGHTS = {"entity": 0.5, "year": 0.15, "date": 0.1, "number": 0.15, "np": 0.06}
+MIN_WORDS, MAX_WORDS = 7, 45
+_PRONOUNS = {"he": "", "she": "", "it": "", "they": "", "his": "'s", "her": "'s", "its": "'s",
+             "their": "'s", "this": "", "the": None}  # fmt: skip
+_TIME_PREPS = {"in", "on", "since", "by", "from", "until", "during", "around", "circa", "c."}
+_PLACE_PREPS = {"in", "at", "from", "near", "into", "to"}
+DROP_CONTENT = 0.35
+DROP_STOPWORD = 0.35
+
+
+@dataclass(frozen=True)
+class PracticePair:
+    id: str
+    question: str
+    answer: str
+    kind: str  # the answer span's kind (spans.KINDS)
+    doc_id: str
+    title: str
+    sentence: str
+    split: str  # train | heldout
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _person_like(span: Span, sentence: str) -> bool:
+    words = span.text.split()
+    if span.before == "by":
+        return True
+    if {w.lower() for w in words} & NOT_PERSON_WORDS or is_demonym(span.text):
+        return False
+    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words)
+
+
+def wh_phrase(span: Span, sentence: str) -> tuple[str, bool]:
+    """(wh-phrase, drop the preposition before the span)."""
+    if span.kind == "year":
+        return ("since what year" if span.before == "since" else "in what year",
+                span.before in _TIME_PREPS)  # fmt: skip
+    if span.kind == "date":
+        return "when", span.before in _TIME_PREPS
+    if span.kind == "number":
+        if span.unit:
+            return f"how many {span.unit}", False
+        return "how much", False
+    if span.kind == "entity":
+        if _person_like(span, sentence):
+            return "who", span.before == "by"
+        if span.before in _PLACE_PREPS:
+            return "where", True
+        return "what", False
+    return "what", False
+
+
+def _window(words: list[str], lo: int, hi: int, rng: random.Random) -> tuple[int, int]:
+    width = rng.randint(4, 10)
+    return max(0, lo - width), min(len(words), hi + width)
+
+
+def make_question(sentence: str, span: Span, title: str, rng: random.Random) -> str | None:
+    """One noisy, reordered cloze question for `span` of `sentence`, or None."""
+    wh, drop_prep = wh_phrase(span, sentence)
+    head = sentence[: span.start].rstrip()
+    tail = sentence[span.end :].lstrip()
+    if drop_prep and head.split():
+        head = head[: head.rstrip().rfind(" ") + 1] if " " in head else ""
+    if span.kind == "number" and span.unit:
+        tail = re.sub(rf"^{re.escape(span.unit)}\b", "", tail, flags=re.I).lstrip()
+    before = head.split()
+    after = tail.split()
+    lo, hi = _window(before + ["<A>"] + after, len(before), len(before), rng)
+    kept_before = before[lo:]
+    kept_after = after[: max(0, hi - len(before) - 1)]
+    body = [*kept_before, *kept_after]
+    if body and body[0].lower().strip(",") in _PRONOUNS and _PRONOUNS[body[0].lower()] is not None:
+        suffix = _PRONOUNS[body[0].lower()]
+        body = [f"{title}{suffix}", *body[1:]]
+    kept: list[str] = []
+    title_words = {w.lower() for w in tu.words(title)}
+    for w in body:
+        clean = w.strip(".,;:()\"'“”‘’").lower()
+        if not clean:
+            continue
+        if clean in title_words:
+            kept.append(w)
+        elif clean in tu.STOPWORDS:
+            if rng.random() >= DROP_STOPWORD:
+                kept.append(w)
+        elif rng.random() >= DROP_CONTENT:
+            kept.append(w)
+    text = " ".join(w.strip('.,;:"“”') for w in kept)
+    text = re.sub(r"\s*\(\s*\)\s*", " ", text)
+    if not tu.stem_set(title) & tu.stem_set(text):
+        text = f"{text} {title}"
+    text = " ".join(text.split())
+    if len(tu.content_words(text)) < 2:
+        return None
+    question = f"{wh[0].upper()}{wh[1:]} {text}?"
+    if normalise(span.text) in normalise(question):
+        return None
+    return question
+
+
+def _pick_span(spans: list[Span], title: str, rng: random.Random) -> Span | None:
+    title_key = normalise(title)
+    usable = [
+        s
+        for s in spans
+        if len(s.text.split()) <= 5
+        and normalise(s.text)
+        and normalise(s.text) != title_key
+        and not (s.kind == "entity" and is_demonym(s.text))
+    ]
+    if not usable:
+        return None
+    weights = [KIND_WEIGHTS.get(s.kind, 0.1) for s in usable]
+    return rng.choices(usable, weights=weights, k=1)[0]
+
+
+def pairs_from_passages(
+    passages: Iterator[Passage], n: int, seed: int, heldout: float = 0.2
+) -> list[PracticePair]:
+    """Up to `n` pairs, at most two per passage, from passages in the order given."""
+    rng = random.Random(seed)
+    out: list[PracticePair] = []
+    for p in passages:
+        if len(out) >= n:
+            break
+        if is_boilerplate(p):
+            continue
+        sents = [s for s in tu.sentences(p.text)
+                 if MIN_WORDS <= len(s.split()) <= MAX_WORDS and well_formed(s)]  # fmt: skip
+        rng.shuffle(sents)
+        for sent in sents[:2]:
+            span = _pick_span(list(sentence_spans(sent)), p.title, rng)
+            if span is None:
+                continue
+            question = make_question(sent, span, p.title, rng)
+            if question is None:
+                continue
+            split = "heldout" if rng.random() < heldout else "train"
+            out.append(PracticePair(f"p{len(out):05d}", question, span.text, span.kind,
+                                    p.doc_id, p.title, sent, split))  # fmt: skip
+            if len(out) >= n:
+                break
+    return out

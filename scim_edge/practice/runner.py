@@ -1,0 +1,317 @@
+"""`scim-edge practice`: make pairs, fit the reader, run the loop, label every round.
+
+Three passes over the pairs, each resumable chunk by chunk (see `store`):
+1. **Reader examples.** Each question is retrieved as the loops retrieve it (the first k1
+   passages, and the k1 + 2·k2 a three-round run ends with); every candidate span of those
+   passages gets its feature vector and a label (it equals the pair's answer).
+2. **Fit the reader** on the train split's questions whose answer is among the candidates;
+   measure it on the held-out split.
+3. **Traces.** The practice loop (default `fixed-3`, so every question has three rounds) runs
+   over every pair with the fitted reader; each round is stored with its labels (is the answer
+   right; is the evidence present) and the Critic's features.
+Then the Critic is fitted on the traces (`trained_critic.train`), and the set is published.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scim_edge import query_formulation as qf
+from scim_edge.critic_features import record_features
+from scim_edge.errors import UserError
+from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
+from scim_edge.generation import reader_features as rf
+from scim_edge.generation.prompting import order_passages
+from scim_edge.generation.reader import Reader
+from scim_edge.linear import fit_grouped_softmax, group_softmax
+from scim_edge.practice import store
+from scim_edge.practice.questions import PracticePair, pairs_from_passages
+from scim_edge.settings import Settings
+
+MIN_PAIRS = 50
+MIN_TRAIN_GROUPS = 30
+CHUNK = 100
+PRACTICE_LOOP = "fixed-3"
+
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass
+class PracticeOptions:
+    questions: int = 1500
+    seed: int = 0
+    loop: str = PRACTICE_LOOP
+    train_critic: bool = True
+
+
+@dataclass
+class PracticeResult:
+    path: Path
+    manifest: dict[str, Any]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def _params(opts: PracticeOptions, retriever: Any, settings: Settings) -> dict[str, Any]:
+    return {
+        "format": store.FORMAT_VERSION,
+        "questions": opts.questions,
+        "seed": opts.seed,
+        "loop": opts.loop,
+        "index_passages": int(retriever.passage_count),
+        "index_built": str(
+            retriever.manifest.get("built_at", retriever.manifest.get("created", ""))
+        ),
+        "features": hashlib.sha256("\n".join(rf.FEATURES).encode()).hexdigest()[:16],
+        "k1": settings.k1,
+        "k2": settings.k2,
+        "candidates": settings.candidates,
+    }
+
+
+def _label(cands: Sequence[rf.Candidate], answer: str) -> np.ndarray:
+    gold = normalize_answer(answer)
+    return np.array([normalize_answer(c.text) == gold for c in cands], dtype=np.float32)
+
+
+def _present(passages: Sequence[Any], answer: str) -> bool:
+    gold = normalize_answer(answer)
+    return bool(gold) and any(gold in normalize_answer(p.text) for p in passages)
+
+
+def reader_examples(
+    retriever: Any, pairs: Sequence[PracticePair], settings: Settings
+) -> dict[str, np.ndarray]:
+    """Feature rows, labels and group sizes for `pairs` (pass 1), two groups per pair."""
+    rows: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    sizes: list[int] = []
+    pair_index: list[int] = []
+    present: list[bool] = []
+    k_max = settings.k1 + 2 * settings.k2
+    for i, pair in enumerate(pairs):
+        found = qf.retrieve(retriever, qf.initial(pair.question), k_max, set(),
+                            settings.candidates, pair.question)  # fmt: skip
+        for k in (settings.k1, k_max):
+            passages = order_passages(pair.question, found[:k])
+            cands = rf.candidates(pair.question, passages)
+            y = _label(cands, pair.answer)
+            sizes.append(len(cands))
+            pair_index.append(i)
+            present.append(_present(passages, pair.answer))
+            if cands:
+                rows.append(np.stack([c.features for c in cands]))
+                labels.append(y)
+    width = len(rf.FEATURES)
+    return {
+        "X": np.concatenate(rows) if rows else np.zeros((0, width), np.float32),
+        "y": np.concatenate(labels) if labels else np.zeros(0, np.float32),
+        "sizes": np.array(sizes, dtype=np.int64),
+        "pair": np.array(pair_index, dtype=np.int64),
+        "present": np.array(present, dtype=bool),
+    }
+
+
+def _concat(chunks: list[dict[str, np.ndarray]], offsets: list[int]) -> dict[str, np.ndarray]:
+    out = {k: np.concatenate([c[k] for c in chunks]) for k in chunks[0]}
+    out["pair"] = np.concatenate([c["pair"] + off for c, off in zip(chunks, offsets, strict=True)])
+    return out
+
+
+def _groups(data: dict[str, np.ndarray], keep: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Rows of the groups selected by `keep` (a mask over groups), with their starts."""
+    sizes = data["sizes"]
+    ends = np.cumsum(sizes)
+    starts_all = ends - sizes
+    idx = [np.arange(s, e) for s, e, k in zip(starts_all, ends, keep, strict=True) if k and e > s]
+    if not idx:
+        return np.zeros((0, data["X"].shape[1])), np.zeros(0), np.zeros(0, np.int64)
+    rows = np.concatenate(idx)
+    kept_sizes = np.array([len(i) for i in idx])
+    starts = np.concatenate([[0], np.cumsum(kept_sizes)[:-1]])
+    return data["X"][rows], data["y"][rows], starts
+
+
+def _has_positive(data: dict[str, np.ndarray]) -> np.ndarray:
+    sizes = data["sizes"]
+    ends = np.cumsum(sizes)
+    out = np.zeros(len(sizes), dtype=bool)
+    for g, (s, e) in enumerate(zip(ends - sizes, ends, strict=True)):
+        out[g] = e > s and data["y"][s:e].max() > 0
+    return out
+
+
+def fit_reader(data: dict[str, np.ndarray], pairs: Sequence[PracticePair]) -> tuple[Any, dict]:
+    """Fit on train groups with a positive; measure top-1 accuracy on held-out groups."""
+    split = np.array([pairs[i].split for i in data["pair"]])
+    pos = _has_positive(data)
+    train = pos & (split == "train")
+    if train.sum() < MIN_TRAIN_GROUPS:
+        raise UserError(
+            f"too few practice questions have their answer among the retrieved candidates "
+            f"({int(train.sum())}; at least {MIN_TRAIN_GROUPS} are needed)",
+            hint="the index is too small for self-practice; build it from a larger dump",
+        )
+    X, y, starts = _groups(data, train)
+    model = fit_grouped_softmax(X, y, starts, list(rf.FEATURES))
+    figures: dict[str, Any] = {"train_groups": int(train.sum())}
+    for name, mask in (("heldout", split == "heldout"), ("train", split == "train")):
+        Xh, yh, sh = _groups(data, mask & pos)
+        if len(sh):
+            p = group_softmax(model.score(Xh), sh)
+            ends = np.append(sh[1:], len(yh))
+            hits = [yh[s + int(np.argmax(p[s:e]))] > 0 for s, e in zip(sh, ends, strict=True)]
+            figures[f"{name}_top1_given_present"] = round(float(np.mean(hits)), 4)
+        figures[f"{name}_answer_in_candidates"] = (
+            round(float(pos[mask].mean()), 4) if mask.any() else 0.0
+        )
+    return model, figures
+
+
+def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict[str, Any]]:
+    """Every round of the practice loop on one pair, labelled, with Critic features."""
+    answer = engine.answer(pair.question, settings)
+    scores = {p.doc_id: p.score for p in answer.passages}
+    by_id = {p.doc_id: p for p in answer.passages}
+    rows = []
+    for i, rec in enumerate(answer.iterations):
+        passages = [by_id[d] for d in rec.doc_ids if d in by_id]
+        rows.append({
+            "pair_id": pair.id,
+            "split": pair.split,
+            "loop": answer.loop,
+            "round": rec.t,
+            "answer": rec.answer,
+            "correct": exact_match(rec.answer, [pair.answer]),
+            "f1": round(f1_score(rec.answer, [pair.answer]), 4),
+            "evidence_present": _present(passages, pair.answer),
+            "features": {k: round(v, 6) for k, v in
+                         record_features(rec, answer.iterations[:i], scores).items()},
+        })  # fmt: skip
+    return rows
+
+
+def _chunks(n: int) -> list[tuple[int, int]]:
+    return [(s, min(n, s + CHUNK)) for s in range(0, n, CHUNK)]
+
+
+def run_practice(
+    engine: Any,
+    index_dir: Path,
+    opts: PracticeOptions,
+    progress: Progress | None = None,
+) -> PracticeResult:
+    """Make, run and label a practice set for the engine's index; publish it atomically."""
+    report = progress or (lambda stage, done, total: None)
+    settings = engine.settings
+    retriever = engine.retriever
+    timings: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if retriever.passage_count == 0:
+        raise UserError("the index has no passages to practise on", hint="rebuild it from a dump")
+    part = store.open_partial(index_dir, _params(opts, retriever, settings))
+
+    pairs_file = part / "pairs.jsonl"
+    if pairs_file.is_file():
+        pairs = [PracticePair(**d) for d in store.read_jsonl(pairs_file)]
+    else:
+        report("questions", 0, opts.questions)
+        pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed)
+        if len(pairs) < MIN_PAIRS:
+            raise UserError(
+                f"the index yields only {len(pairs)} practice questions; at least {MIN_PAIRS} "
+                "are needed",
+                hint="build the index from a larger dump",
+            )
+        store.write_jsonl(pairs_file, [p.to_dict() for p in pairs])
+    timings["questions_s"] = round(time.perf_counter() - t0, 2)
+
+    # pass 1: reader examples
+    t1 = time.perf_counter()
+    chunks, offsets = [], []
+    spans = _chunks(len(pairs))
+    for n, (a, b) in enumerate(spans):
+        path = part / f"reader-{n:04d}.npz"
+        if not path.is_file():
+            data = reader_examples(retriever, pairs[a:b], settings)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, **data)
+            tmp.replace(path)
+        with np.load(path) as z:
+            chunks.append({k: z[k] for k in z.files})
+        offsets.append(a)
+        report("reader examples", b, len(pairs))
+    data = _concat(chunks, offsets)
+    timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
+
+    # pass 2: fit the reader
+    t2 = time.perf_counter()
+    model, reader_figures = fit_reader(data, pairs)
+    model.meta = {"trained_on": "self-practice", "index": retriever.name,
+                  "pairs": len(pairs), "seed": opts.seed, **reader_figures}  # fmt: skip
+    reader_json = json.dumps(model.to_dict(), indent=1) + "\n"
+    timings["reader_fit_s"] = round(time.perf_counter() - t2, 2)
+
+    # pass 3: traces through the loop with the fitted reader
+    t3 = time.perf_counter()
+    engine.generator.use_reader(Reader(model, "practice"))
+    loop_settings = settings.replace(loop=opts.loop, cache_answers=False)
+    rows: list[dict[str, Any]] = []
+    for n, (a, b) in enumerate(spans):
+        path = part / f"traces-{n:04d}.jsonl"
+        if not path.is_file():
+            chunk_rows = [r for pair in pairs[a:b] for r in trace_rows(engine, pair, loop_settings)]
+            store.write_jsonl(path, chunk_rows)
+        rows.extend(store.read_jsonl(path))
+        report("loop traces", b, len(pairs))
+    timings["traces_s"] = round(time.perf_counter() - t3, 2)
+
+    files = {
+        "pairs.jsonl": pairs_file.read_text(encoding="utf-8"),
+        "traces.jsonl": "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
+        "reader.json": reader_json,
+    }
+    critic_figures: dict[str, Any] = {}
+    if opts.train_critic:
+        from scim_edge.trained_critic import train_from_rows
+
+        t4 = time.perf_counter()
+        critic = train_from_rows(rows, generator=engine.generator.name, settings=loop_settings)
+        files["critic.json"] = json.dumps(critic.to_dict(), indent=1) + "\n"
+        critic_figures = critic.meta.get("heldout", {})
+        timings["critic_fit_s"] = round(time.perf_counter() - t4, 2)
+
+    held = [r for r in rows if r["split"] == "heldout"]
+    first = [r for r in held if r["round"] == 1]
+    manifest = {
+        "format": store.FORMAT_VERSION,
+        "params": _params(opts, retriever, settings),
+        "index": retriever.name,
+        "generator": engine.generator.name,
+        "pairs": {
+            "total": len(pairs),
+            "train": sum(p.split == "train" for p in pairs),
+            "heldout": sum(p.split == "heldout" for p in pairs),
+        },  # fmt: skip
+        "rounds": len(rows),
+        "reader": reader_figures,
+        "heldout_round1": {
+            "em": round(float(np.mean([r["correct"] for r in first])), 4) if first else None,
+            "answer_in_passages": round(float(np.mean([r["evidence_present"] for r in first])), 4)
+            if first
+            else None,
+        },
+        "critic": critic_figures,
+        "timings": timings,
+    }
+    files["manifest.json"] = json.dumps(manifest, indent=1, sort_keys=True) + "\n"
+    path = store.publish(index_dir, files)
+    timings["total_s"] = round(time.perf_counter() - t0, 2)
+    return PracticeResult(path, manifest, timings)

@@ -1,0 +1,107 @@
+"""Where a practice set lives and how it is written: `<index>/practice/`.
+
+The set sits beside the index it was made from (and travels with it in a bundle):
+
+    practice/
+      README.md        this format, for whoever opens the folder
+      manifest.json    seed, counts, the index and settings it was made with, figures
+      pairs.jsonl      one question–answer pair per line (`questions.PracticePair`)
+      traces.jsonl     one line per loop round: the answer, its labels and its features
+      reader.json      the reader weights fitted on the train split
+      critic.json      the Critic fitted on the traces (when trained)
+
+Work in progress goes to `<index>/.practice-partial/`, one file per finished chunk, each
+written atomically; a rerun with the same arguments picks up the finished chunks. The
+finished set is assembled in a temporary folder and swapped in whole, so an interrupted run
+never leaves a half-written `practice/` and never damages the previous one.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from scim_edge.atomic import atomic_dir, write_text
+
+PRACTICE = "practice"
+PARTIAL = ".practice-partial"
+FORMAT_VERSION = 1
+
+README = """# Self-practice set
+
+Made by `scim-edge practice` from this index's own passages (SIM-RAG §3.2). Nothing here
+comes from a hand-written question set: the questions are the index's sentences with one
+span taken out and turned into a question.
+
+- `manifest.json`: format version, seed, counts per split, the index (name, passages), the
+  generator and settings the traces were run with, and the figures measured on the
+  held-out split (reader EM, answer-in-passages, Critic AUROC and calibration).
+- `pairs.jsonl`: `{id, question, answer, kind, doc_id, title, sentence, split}`; `split` is
+  `train` (fits the reader and the Critic) or `heldout` (measures them, calibrates the Critic).
+- `traces.jsonl`: one line per round of the practice loop: `{pair_id, split, loop, round,
+  answer, correct, f1, evidence_present, answer_in_candidates, features}`. `correct` is exact
+  match (SQuAD normalisation) against the pair's answer; `evidence_present` says the answer
+  string occurs in the passages that round had; `features` are what the Critic reads (the
+  five SCIM dimensions and Q, the reader's span probability and margin, type agreement,
+  support overlap, the round, the new passages it brought, agreement with earlier rounds,
+  retrieval scores).
+- `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`).
+- `critic.json`: the trained Critic, when `practice` trained one.
+"""
+
+
+def practice_dir(index_dir: Path) -> Path:
+    return Path(index_dir) / PRACTICE
+
+
+def partial_dir(index_dir: Path) -> Path:
+    return Path(index_dir) / PARTIAL
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    from scim_edge.jsonl import jsonl_lines
+
+    return [json.loads(line) for _, line in jsonl_lines(path.read_text(encoding="utf-8"))]
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def open_partial(index_dir: Path, params: dict[str, Any]) -> Path:
+    """The partial folder for a run with `params`: kept when a previous run had the same
+    parameters (resume), emptied otherwise."""
+    part = partial_dir(index_dir)
+    state = part / "params.json"
+    if part.is_dir():
+        try:
+            same = read_json(state) == params
+        except (OSError, ValueError):
+            same = False
+        if not same:
+            shutil.rmtree(part, ignore_errors=True)
+    part.mkdir(parents=True, exist_ok=True)
+    if not state.is_file():
+        write_json(state, params)
+    return part
+
+
+def publish(index_dir: Path, files: dict[str, str]) -> Path:
+    """Write the finished set into a temp folder and swap it in as `practice/`."""
+    target = practice_dir(index_dir)
+    with atomic_dir(target, force=True, what="practice set") as tmp:
+        (tmp / "README.md").write_text(README, encoding="utf-8")
+        for name, text in files.items():
+            (tmp / name).write_text(text, encoding="utf-8")
+    shutil.rmtree(partial_dir(index_dir), ignore_errors=True)
+    return target
