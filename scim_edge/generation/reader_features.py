@@ -86,6 +86,12 @@ _LOCAL = (
     "head_near",
     "in_quotes",
     "sentence_long",
+    "person_like",
+    "place_like",
+    "non_latin",
+    "person_q_person_like",
+    "place_q_place_like",
+    "person_q_not_person",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -103,6 +109,13 @@ class QuestionInfo:
     options: tuple[str, ...] = ()
 
 
+_NUMBER_HINTS = frozenset(
+    "number population age percentage percent height length width depth area distance speed "
+    "temperature weight mass many much".split()
+)
+_HEAD_SKIP = frozenset("is was are were the a an name names called kind type sort of".split())
+
+
 def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
     """The question's answer type, in the reader's coarser set of kinds."""
     from scim_edge.generation.extractive import answer_type
@@ -113,21 +126,40 @@ def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
     q = " ".join(question.lower().split())
     if q.startswith(_OPEN_HEADS):
         return "open", ()
+    head = question_head(question)
+    content = tu.content_words(question)
+    if head in _NUMBER_HINTS or (content and content[-1] in _NUMBER_HINTS - {"many", "much"}):
+        return "number", ()
     return "what", ()
+
+
+def question_head(question: str) -> str:
+    """The noun a what/which question asks for: "What is the capital of…" → "capital",
+    "What is germanium's atomic number?" → "number"."""
+    low = [w.lower() for w in tu.words(question)]
+    for i, w in enumerate(low):
+        if w in ("what", "which"):
+            rest = low[i + 1 :]
+            for j, r in enumerate(rest):
+                if r in _HEAD_SKIP or r in ("'s",):
+                    continue
+                # "what is X's atomic number": the head is the noun before the end/"of"
+                if j + 1 < len(rest) and rest[j + 1] in ("'s", "’s"):
+                    tail = [x for x in rest[j + 2 :] if x not in tu.STOPWORDS]
+                    return tail[-1] if tail else r
+                return r
+    return ""
 
 
 def analyse(question: str) -> QuestionInfo:
     kind, options = question_kind(question)
-    m = re.search(r"\b(?:what|which)\s+(?:kind of\s+|type of\s+)?([a-z]+)", question.lower())
-    head = ""
-    if m and m.group(1) not in tu.STOPWORDS:
-        head = tu.stem(m.group(1))
+    head = question_head(question)
     return QuestionInfo(
         text=question,
         kind=kind,
         stems=tu.stem_set(question),
         lower_words=frozenset(w.lower() for w in tu.words(question)),
-        head=head,
+        head=tu.stem(head) if head and head not in tu.STOPWORDS else "",
         options=options,
     )
 
@@ -160,6 +192,42 @@ def _from_question(span: Span, q: QuestionInfo) -> bool:
     if not content:
         return True
     return all(w in q.lower_words or tu.stem(w) in q.stems for w in content)
+
+
+_LATIN = re.compile(r"[A-Za-z0-9]")
+PLACE_WORDS = frozenset(
+    """
+    city town village country state province region island islands river mountain mount
+    lake sea ocean bay valley county district kingdom republic empire capital peninsula
+    desert coast strait gulf
+    """.split()
+)
+# Which span kinds can answer which question kinds; other kinds are dropped when a
+# fitting one exists (classic answer-type filtering).
+FITS = {
+    "person": ("entity",),
+    "place": ("entity",),
+    "date": ("date", "year"),
+    "number": ("number",),
+}
+
+
+def person_like(span: Span) -> bool:
+    """A name that may be a person's: capitalised words, none of them an institution's,
+    a place's or a nationality; or the agent of a passive ("by Orwell")."""
+    if span.kind != "entity" or not _LATIN.search(span.text) or is_demonym(span.text):
+        return False
+    words = span.text.split()
+    if {w.lower() for w in words} & (NOT_PERSON_WORDS | PLACE_WORDS):
+        return False
+    return span.before == "by" or 2 <= len(words) <= 4
+
+
+def place_like(span: Span) -> bool:
+    if span.kind != "entity" or not _LATIN.search(span.text) or is_demonym(span.text):
+        return False
+    words = {w.lower() for w in span.text.split()}
+    return bool(words & PLACE_WORDS) or span.before in _PLACE_PREPS
 
 
 def _is_lead(p: Passage) -> bool:
@@ -205,6 +273,11 @@ def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> lis
             span_sents[key] += 1
             span_passages.setdefault(key, set()).add(p.doc_id)
 
+    fits = FITS.get(q.kind)
+    if fits and any(r[0].kind in fits for r in raw):
+        raw = [r for r in raw if r[0].kind in fits]
+    if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
+        raw = [r for r in raw if _LATIN.search(r[0].text)]
     out: list[Candidate] = []
     title_stems_cache: dict[str, frozenset[str]] = {}
     title_in_q: dict[str, float] = {}
@@ -271,6 +344,14 @@ def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> lis
             before.count('"') % 2 == 1 or before.count("“") > before.count("”")
         )
         local["sentence_long"] = float(len(words) > 40)
+        person = person_like(sp)
+        place = place_like(sp)
+        local["person_like"] = float(person)
+        local["place_like"] = float(place)
+        local["non_latin"] = float(not _LATIN.search(sp.text))
+        local["person_q_person_like"] = float(q.kind == "person" and person)
+        local["place_q_place_like"] = float(q.kind == "place" and place)
+        local["person_q_not_person"] = float(q.kind == "person" and not person)
         for name, value in local.items():
             f[_COLUMN[name]] = value
         out.append(Candidate(sp, s, p, rank, f))

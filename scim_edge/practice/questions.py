@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from scim_edge import textutil as tu
-from scim_edge.generation.reader_features import NOT_PERSON_WORDS, normalise
+from scim_edge.generation.reader_features import normalise, person_like, place_like
 from scim_edge.generation.spans import Span, is_demonym, sentence_spans
 from scim_edge.quality import well_formed
 from scim_edge.query_formulation import is_boilerplate
@@ -52,15 +52,6 @@ class PracticePair:
         return asdict(self)
 
 
-def _person_like(span: Span, sentence: str) -> bool:
-    words = span.text.split()
-    if span.before == "by":
-        return True
-    if {w.lower() for w in words} & NOT_PERSON_WORDS or is_demonym(span.text):
-        return False
-    return 2 <= len(words) <= 4 and all(w[:1].isupper() for w in words)
-
-
 def wh_phrase(span: Span, sentence: str) -> tuple[str, bool]:
     """(wh-phrase, drop the preposition before the span)."""
     if span.kind == "year":
@@ -73,11 +64,11 @@ def wh_phrase(span: Span, sentence: str) -> tuple[str, bool]:
             return f"how many {span.unit}", False
         return "how much", False
     if span.kind == "entity":
-        if _person_like(span, sentence):
+        if person_like(span):
             return "who", span.before == "by"
-        if span.before in _PLACE_PREPS:
+        if place_like(span) and span.before in _PLACE_PREPS:
             return "where", True
-        return "what", False
+        return ("what", False) if not place_like(span) else ("which place", False)
     return "what", False
 
 
