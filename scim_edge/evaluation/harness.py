@@ -472,6 +472,51 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
     return records
 
 
+Binder = Callable[[Run, QAItem], AbstractContextManager[Any]]
+
+
+def _warm_up(
+    answer_fn: Callable[[str, Settings], Answer],
+    run: Run,
+    warm: Sequence[QAItem],
+    progress: Progress,
+    binder: Binder,
+) -> None:
+    """Answer `warm` untimed and unrecorded (a failure here is recorded by the timed call)."""
+    started = time.monotonic()
+    for n, item in enumerate(warm, start=1):
+        try:
+            with binder(run, item):
+                answer_fn(item.question, run.settings)
+        except (KeyboardInterrupt, UserError):
+            raise
+        except Exception:  # noqa: S110 - the timed call records the error
+            pass
+        if len(warm) > 1:
+            progress.update(f"{run.key} warm-up", n, len(warm), started, 0)
+
+
+def answer_one(
+    answer_fn: Callable[[str, Settings], Answer],
+    run: Run,
+    item: QAItem,
+    binder: Binder,
+    progress: Progress,
+) -> dict[str, Any]:
+    """One timed answer as its per-question record (an error record when the loop fails)."""
+    t0 = time.perf_counter()
+    try:
+        with binder(run, item):
+            ans = answer_fn(item.question, run.settings)
+        return make_record(run, item, ans, (time.perf_counter() - t0) * 1000)
+    except (KeyboardInterrupt, UserError):
+        raise
+    except Exception as e:  # a loop bug on one question must not lose the run
+        rec = error_record(run, item, e, (time.perf_counter() - t0) * 1000)
+        progress.note(f"[{run.key}] {item.id}: error: {rec['error']}")
+        return rec
+
+
 def run_all(
     answer_fn: Callable[[str, Settings], Answer],
     runs: Sequence[Run],
@@ -480,7 +525,7 @@ def run_all(
     done_records: Iterable[dict[str, Any]] = (),
     progress: Progress | None = None,
     warmup: str = "full",
-    bind: Callable[[Run, QAItem], AbstractContextManager[Any]] | None = None,
+    bind: Binder | None = None,
 ) -> list[dict[str, Any]]:
     """Answer every item with every run, appending each record to per_question.jsonl.
 
@@ -516,30 +561,11 @@ def run_all(
             ]
             skipped = len(items) - len(todo)
             warm = todo if warmup == "full" else todo[:1] if warmup == "first" else []
-            started = time.monotonic()
-            for n, item in enumerate(warm, start=1):
-                try:
-                    with binder(run, item):
-                        answer_fn(item.question, run.settings)
-                except (KeyboardInterrupt, UserError):
-                    raise
-                except Exception:  # noqa: S110 - the timed call records the error
-                    pass
-                if len(warm) > 1:
-                    progress.update(f"{run.key} warm-up", n, len(warm), started, 0)
+            _warm_up(answer_fn, run, warm, progress, binder)
             started = time.monotonic()
             progress.update(run.key, skipped, len(items), started, skipped, force=True)
             for n, item in enumerate(todo, start=skipped + 1):
-                t0 = time.perf_counter()
-                try:
-                    with binder(run, item):
-                        ans = answer_fn(item.question, run.settings)
-                    rec = make_record(run, item, ans, (time.perf_counter() - t0) * 1000)
-                except (KeyboardInterrupt, UserError):
-                    raise
-                except Exception as e:  # a loop bug on one question must not lose the run
-                    rec = error_record(run, item, e, (time.perf_counter() - t0) * 1000)
-                    progress.note(f"[{run.key}] {item.id}: error: {rec['error']}")
+                rec = answer_one(answer_fn, run, item, binder, progress)
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
