@@ -39,6 +39,16 @@ def test_records_without_confidence_are_left_out_of_its_figures() -> None:
     assert (calibration(records)["confidence"]["n"], calibration(records)["quality"]["n"]) == (2, 3)
 
 
+def test_abstentions_are_left_out_of_calibration() -> None:
+    # the abstention's Q of 0 would otherwise count as a low score on a wrong answer
+    records = [
+        _rec(1.0, 0.4, 0.6),
+        _rec(0.0, 0.6, 0.4),
+        {**_rec(0.0, 0.0, None), "abstained": True},
+    ]
+    assert calibration(records)["quality"]["em"]["auroc"] == 0.0
+
+
 def test_f1_variant_counts_f1_of_one_half_as_correct() -> None:
     records = [_rec(0.0, 0.9, 0.9, f1=0.5), _rec(0.0, 0.1, 0.1, f1=0.2)]
     cal = calibration(records)["confidence"]

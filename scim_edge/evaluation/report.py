@@ -385,8 +385,9 @@ def trust_lines(trust: dict[str, Any]) -> list[str]:
         "Mean if wrong",
     ]
     intro = (
-        "Does the trust signal track correctness? Over every question a system answered "
-        "(an abstention is right only on an unanswerable question). AUROC: the chance that a "
+        "Does the trust signal track correctness? Over the answers each system gave "
+        "(abstentions are judged in the abstention table; an answer to an unanswerable "
+        "question is wrong). AUROC: the chance that a "
         "right answer scores above a wrong one (0.5 is chance, ties count half). ECE: expected "
         "calibration error over 10 equal-width bins, (lo, hi]. Correct means exact match, or "
         "F1 ≥ 0.5 in the second pair of columns. `confidence` is the calibrated probability a "

@@ -4,9 +4,11 @@ Computed from per_question.jsonl records alone (like every harness figure), per 
 
 - `calibration`: AUROC and ECE (10 equal-width bins) of the calibrated `confidence` and of
   the five-dimension Q against correctness, where correct means exact match (`em`), and
-  the cheap variant F1 >= 0.5 (`f1`); plus the reliability bins for the diagram. Over all
-  questions a run answered without error (on an unanswerable question only an abstention
-  is correct, as in the EM column). Confidence figures cover the questions that carry one.
+  the cheap variant F1 >= 0.5 (`f1`); plus the reliability bins for the diagram. Over
+  the answers a run gave: an abstention carries no answer to trust (the abstention table
+  judges those), and counting its Q of 0 as a "low score" would credit a signal for the
+  loop's abstaining. A non-abstaining answer to an unanswerable question counts as wrong.
+  Confidence figures cover the answers that carry one.
 - `q_f1`: Pearson and Spearman correlation of Q with F1 over the answerable questions, as
   the SCIM paper reports the relation of its score to answer quality.
 - `critic`: for a critic loop, per judged round (SIM-RAG §4.5), the accept-correct rate
@@ -39,7 +41,7 @@ def _mean(xs: Sequence[float]) -> float | None:
 
 def calibration(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """AUROC / ECE / reliability bins of confidence and Q against EM and F1 >= 0.5."""
-    ok = [r for r in records if r.get("status") != "error"]
+    ok = [r for r in records if r.get("status") != "error" and not r.get("abstained")]
     out: dict[str, Any] = {"n": len(ok)}
     for field in ("confidence", "quality"):
         rows = [r for r in ok if r.get(field) is not None]
