@@ -210,3 +210,24 @@ def test_oracle_scim_is_rescored_with_the_real_five_dimensions(eval_run) -> None
     _, records, _ = eval_run
     rec = _rec(records, "scim-oracle", "swift")
     assert (rec["quality_source"], rec["loop_quality"]) == ("rescored", 1.0)
+
+
+def test_oracle_systems_are_accepted_by_name() -> None:
+    from scim_edge.evaluation.harness import parse_systems, plan_runs
+
+    runs = plan_runs(Settings(), parse_systems("simrag-oracle,scim-oracle"), [])
+    assert [(r.key, r.system, r.settings.loop, r.oracle) for r in runs] == [
+        ("simrag-oracle", "simrag", "simrag", "critic"),
+        ("scim-oracle", "scim", "scim", "evaluator"),
+    ]
+
+
+def test_json_output_carries_the_new_figures(sample_index, tmp_path, capsys) -> None:
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text(json.dumps(QUESTIONS[0]) + "\n", encoding="utf-8")
+    argv = ["eval", str(qa), "--index", str(sample_index), "--model", "extractive", "--json"]
+    argv += ["--out", str(tmp_path / "o"), "--systems", "simrag-oracle", "--no-plots"]
+    assert main([*argv, "--warmup", "none"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["systems"]["simrag-oracle"]["answer_in_passages"] == 1.0
+    assert printed["trust"]["simrag-oracle"]["critic"]["accept_correct"] == 1.0
