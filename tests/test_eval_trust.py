@@ -120,3 +120,26 @@ def test_judged_rounds_skip_a_round_that_only_repeats_the_last_verdict() -> None
         {"t": 1, "accept": False, "correct": False},
         {"t": 2, "accept": False, "correct": True},
     ]
+
+
+def test_record_carries_the_answers_confidence() -> None:
+    from scim_edge.evaluation.harness import Run, make_record
+    from scim_edge.settings import Settings
+
+    answer = Answer(
+        question="Who?",
+        answer="Thetis",
+        status="accepted",
+        stop_reason="accepted",
+        tier="high",
+        quality=0.4,
+        citations=[],
+        generator="g",
+        index="i",
+        iterations=[_it(1, "Thetis", None, "accept")],
+        timing_ms={},
+        confidence=0.83,
+    )
+    run = Run("scim", "scim", Settings(loop="scim"))
+    rec = make_record(run, QAItem("q", "Who?", ("Thetis",)), answer, 1.0)
+    assert (rec["confidence"], rec["quality"], rec["em"]) == (0.83, 0.4, 1.0)
