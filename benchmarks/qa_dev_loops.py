@@ -5,7 +5,10 @@ CLI entry point, in-process) for every question of ../shared/data/qa-dev.jsonl a
 benchmarks/results/qa_dev_loops.json: per loop, SQuAD EM and token F1 (best over the gold
 aliases) on the answerable questions, the share of answers that contain a gold alias,
 average iterations and passages per question, statuses and stop reasons, and what the
-loop did on the unanswerable ones.
+loop did on the unanswerable ones. Beside EM: the share of answerable questions whose
+passages (read back from the index by the doc ids the loop reports) hold a gold answer,
+the EM on those (the reader's EM given the answer is there), and how well the answer's
+`confidence` and Q track correctness (AUROC / ECE, as `scim-edge eval` reports them).
 
     python benchmarks/qa_dev_loops.py [--index DIR] [--loops standard,iter-retgen,scim]
 """
@@ -49,8 +52,16 @@ def contains(prediction: str, golds: list[str]) -> float:
 
 
 def evaluate(items: list[dict], loop: str, index: str) -> dict:
-    from scim_edge.evaluation.metrics import exact_match, f1_score, is_abstention
+    from scim_edge.evaluation.metrics import (
+        answer_in_passages,
+        exact_match,
+        f1_score,
+        is_abstention,
+    )
+    from scim_edge.evaluation.trust import calibration, q_f1_correlation
+    from scim_edge.retrieval import BM25Retriever
 
+    store = BM25Retriever.open(index)
     rows = []
     for item in items:
         t0 = time.perf_counter()
@@ -59,6 +70,7 @@ def evaluate(items: list[dict], loop: str, index: str) -> dict:
         passages = {i for it in d["iterations"] for i in it["doc_ids"]}
         abstained = is_abstention(d["answer"], d["status"])
         golds = item["answers"]
+        texts = [p.text for p in store.get_many(sorted(passages))]
         rows.append({
             "id": item["id"],
             "type": item["type"],
@@ -67,6 +79,9 @@ def evaluate(items: list[dict], loop: str, index: str) -> dict:
             "status": d["status"],
             "stop_reason": d["stop_reason"],
             "quality": d["quality"],
+            "confidence": d.get("confidence"),
+            "answer_in_passages": answer_in_passages(golds, texts),
+            "correct": exact_match(d["answer"], golds, abstained=abstained),
             "iterations": len(d["iterations"]),
             "passages": len(passages),
             "em": exact_match(d["answer"], golds, abstained=abstained) if golds else None,
@@ -77,12 +92,18 @@ def evaluate(items: list[dict], loop: str, index: str) -> dict:
         })  # fmt: skip
     ans = [r for r in rows if r["answerable"]]
     unans = [r for r in rows if not r["answerable"]]
+    held = [r for r in ans if r["answer_in_passages"]]
+    scored = [{**r, "em": r["correct"], "f1": r["f1"] or 0.0} for r in rows]
     return {
         "questions": len(rows),
         "answerable": len(ans),
         "em": statistics.fmean(r["em"] for r in ans) if ans else None,
         "f1": statistics.fmean(r["f1"] for r in ans) if ans else None,
         "contains_gold": statistics.fmean(r["contains_gold"] for r in ans) if ans else None,
+        "answer_in_passages": len(held) / len(ans) if ans else None,
+        "em_given_in_passages": statistics.fmean(r["em"] for r in held) if held else None,
+        "calibration": calibration(scored),
+        "q_f1": q_f1_correlation(scored),
         "avg_iterations": statistics.fmean(r["iterations"] for r in rows),
         "avg_passages": statistics.fmean(r["passages"] for r in rows),
         "mean_quality": statistics.fmean(r["quality"] for r in rows),
@@ -125,7 +146,8 @@ def main() -> int:
         results["loops"][loop] = res
         line = (
             f"{loop:12s} EM {res['em']:.3f}  F1 {res['f1']:.3f}"
-            f"  contains {res['contains_gold']:.3f}  iters {res['avg_iterations']:.2f}"
+            f"  contains {res['contains_gold']:.3f}  in passages {res['answer_in_passages']:.3f}"
+            f"  EM|in {res['em_given_in_passages'] or 0:.3f}  iters {res['avg_iterations']:.2f}"
             f"  passages {res['avg_passages']:.2f}  Q {res['mean_quality']:.3f}"
             f"  {res['stop_reasons']}"
         )

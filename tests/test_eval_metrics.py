@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from scim_edge.evaluation.metrics import (
+    answer_in_passages,
     exact_match,
     f1_score,
     f1_single,
@@ -71,3 +72,29 @@ def test_recall_at_k() -> None:
     assert recall_at_k(titles, ["thetis", "homer"], 6) == 1.0
     assert recall_at_k(titles, [], 5) is None
     assert recall_at_k([], ["Alaska"], 5) == 0.0
+
+
+PASSAGES = [
+    "Lincoln was shot by John Wilkes Booth at Ford's Theatre.",
+    "The essay was published in 1729 by Jonathan Swift.",
+]
+
+
+@pytest.mark.parametrize(
+    ("golds", "expected"),
+    [
+        (["Booth"], True),
+        (["the Ford's theatre"], True),  # normalised as SQuAD: article and apostrophe gone
+        (["1,729"], True),
+        (["Boot"], False),  # whole words only
+        (["172"], False),
+        (["Thetis", "John Wilkes Booth"], True),  # any alias
+        (["wilkes booth at fords theatre lincoln"], False),  # no run-on across passages
+    ],
+)
+def test_answer_in_passages(golds: list[str], expected: bool) -> None:
+    assert answer_in_passages(golds, PASSAGES) is expected
+
+
+def test_answer_in_passages_is_none_for_an_unanswerable_question() -> None:
+    assert answer_in_passages([], PASSAGES) is None

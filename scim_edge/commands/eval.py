@@ -28,7 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--systems",
         help="comma-separated loops (default: standard,iter-retgen,"
-        "scim,fixed-1,fixed-2,fixed-3,single-dim,simrag; default with --sweep: none)",
+        "scim,fixed-1,fixed-2,fixed-3,single-dim,simrag; default with --sweep: none); "
+        "also the upper bounds simrag-oracle and scim-oracle, which read the gold answers",
     )
     p.add_argument("--index", help="index name or directory (default: the default index)")
     p.add_argument("--model", help="model name, or 'extractive' for the built-in generator")
@@ -65,8 +66,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from scim_edge.engine import Engine
     from scim_edge.evaluation import harness
+    from scim_edge.evaluation.oracle import ORACLE_SYSTEMS
     from scim_edge.evaluation.qa_io import load_qa
-    from scim_edge.evaluation.report import main_table, sensitivity_lines
+    from scim_edge.evaluation.report import ORACLE_FOOTNOTE, main_table, sensitivity_lines
     from scim_edge.settings import load_settings
 
     sweeps = [harness.parse_sweep(s) for s in args.sweep]
@@ -121,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
     lines = []
     if results["systems"]:
         lines += main_table(results)
+        if any(k in ORACLE_SYSTEMS for k in results["systems"]):
+            lines += ["", ORACLE_FOOTNOTE]
     if results["sensitivity"]:
         lines += ["", *sensitivity_lines(results["sensitivity"])]
     lines += ["", f"report: {out / 'report.md'}", f"results: {out / 'results.json'}"]

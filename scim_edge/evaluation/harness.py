@@ -19,14 +19,17 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from scim_edge.errors import UserError
 from scim_edge.evaluation import metrics
+from scim_edge.evaluation.oracle import ORACLE_SYSTEMS, is_correct
 from scim_edge.evaluation.qa_io import QAItem
 from scim_edge.evaluation.stats import compare_paired, percentiles
+from scim_edge.evaluation.trust import trust_figures
 from scim_edge.jsonl import jsonl_lines
 from scim_edge.settings import LOOPS, WEIGHT_SETS, Settings
 from scim_edge.types import Answer
@@ -59,6 +62,7 @@ class Run:
     settings: Settings
     sweep_key: str | None = None
     sweep_value: str | None = None
+    oracle: str | None = None  # the engine.extras slot an oracle fills ("critic", ...)
 
 
 # ---- planning -------------------------------------------------------------------------
@@ -71,9 +75,10 @@ def parse_systems(text: str | None) -> list[str]:
     names = [s.strip() for s in text.split(",") if s.strip()]
     if not names:
         raise UserError("--systems is empty")
-    unknown = [n for n in names if n not in LOOPS]
+    unknown = [n for n in names if n not in LOOPS and n not in ORACLE_SYSTEMS]
     if unknown:
-        raise UserError(f"unknown system '{unknown[0]}' (choose from {', '.join(DEFAULT_SYSTEMS)})")
+        known = ", ".join([*DEFAULT_SYSTEMS, *ORACLE_SYSTEMS])
+        raise UserError(f"unknown system '{unknown[0]}' (choose from {known})")
     return list(dict.fromkeys(names))
 
 
@@ -109,7 +114,10 @@ def plan_runs(
     # The efficiency profile's answer cache is keyed without theta/delta/weights and would
     # turn timings into cache look-ups, so evaluation always measures the loop itself.
     settings = settings.replace(cache_answers=False)
-    runs = [Run(s, s, settings.replace(loop=s)) for s in systems]
+    runs = []
+    for name in systems:
+        loop, slot = ORACLE_SYSTEMS.get(name, (name, None))
+        runs.append(Run(name, loop, settings.replace(loop=loop), oracle=slot))
     for key, values in sweeps:
         for v in values:
             value: Any = WEIGHT_SETS[v] if key == "weights" else float(v)
@@ -167,7 +175,8 @@ def five_dim_quality(run: Run, item: QAItem, answer: Answer, abstained: bool) ->
     """The five-dimension Q of the returned answer, so the Quality column compares like
     with like: the loop's own Q where it is that score, else the answer re-scored with the
     run's weights against the passages of the iteration that produced it."""
-    if run.system not in RESCORED_SYSTEMS or abstained:
+    # An oracle evaluator's Q is correctness itself, so its answers are re-scored too.
+    if (run.system not in RESCORED_SYSTEMS and run.oracle != "evaluator") or abstained:
         return float(answer.quality), "loop"
     from scim_edge.quality import Evaluator
 
@@ -207,6 +216,30 @@ def _slim_event(event: Any) -> Any:
     return out
 
 
+def judged_rounds(item: QAItem, answer: Answer) -> list[dict[str, Any]]:
+    """Each round a Critic judged: its number, the verdict and whether the round's answer
+    was right. A round that ended for want of new passages repeats the last verdict
+    without a new judgement, so only rounds with a `critiqued` event count (a trace
+    without such events counts every scored round that carries a verdict)."""
+    critiqued = {
+        e.get("t") for e in answer.trace if isinstance(e, dict) and e.get("kind") == "critiqued"
+    }
+    out = []
+    for it in answer.iterations:
+        if it.verdict is None or "accept" not in it.verdict:
+            continue
+        if (it.t not in critiqued) if critiqued else not it.scores:
+            continue
+        out.append(
+            {
+                "t": it.t,
+                "accept": bool(it.verdict["accept"]),
+                "correct": is_correct(it.answer, item.answers),
+            }
+        )
+    return out
+
+
 def make_record(run: Run, item: QAItem, answer: Answer, wall_ms: float) -> dict[str, Any]:
     """The per_question.jsonl line for one (run, question)."""
     d = answer.to_dict()
@@ -242,12 +275,17 @@ def make_record(run: Run, item: QAItem, answer: Answer, wall_ms: float) -> dict[
         "stop_reason": answer.stop_reason,
         "tier": _tier(q),
         "quality": q,
+        "confidence": None if answer.confidence is None else float(answer.confidence),
         "loop_quality": float(answer.quality),
         "quality_source": source,
         "abstained": abstained,
         "em": metrics.exact_match(answer.answer, item.answers, abstained=abstained),
         "f1": metrics.f1_score(answer.answer, item.answers, abstained=abstained),
         "recall_at_5": metrics.recall_at_k(retrieved_titles, item.titles, RECALL_K),
+        "answer_in_passages": metrics.answer_in_passages(
+            item.answers, (p.text for p in answer.passages)
+        ),
+        "rounds": judged_rounds(item, answer),
         "iterations": len(answer.iterations),
         "passages": len(passages),
         "declined": declined(d, run.settings.delta) if run.system == "scim" else False,
@@ -289,10 +327,13 @@ def error_record(run: Run, item: QAItem, err: BaseException, wall_ms: float) -> 
         "stop_reason": "error",
         "tier": "low",
         "quality": 0.0,
+        "confidence": None,
         "abstained": False,
         "em": 0.0,
         "f1": 0.0,
         "recall_at_5": None,
+        "answer_in_passages": None,
+        "rounds": [],
         "iterations": 0,
         "passages": 0,
         "declined": False,
@@ -431,6 +472,51 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
     return records
 
 
+Binder = Callable[[Run, QAItem], AbstractContextManager[Any]]
+
+
+def _warm_up(
+    answer_fn: Callable[[str, Settings], Answer],
+    run: Run,
+    warm: Sequence[QAItem],
+    progress: Progress,
+    binder: Binder,
+) -> None:
+    """Answer `warm` untimed and unrecorded (a failure here is recorded by the timed call)."""
+    started = time.monotonic()
+    for n, item in enumerate(warm, start=1):
+        try:
+            with binder(run, item):
+                answer_fn(item.question, run.settings)
+        except (KeyboardInterrupt, UserError):
+            raise
+        except Exception:  # noqa: S110 - the timed call records the error
+            pass
+        if len(warm) > 1:
+            progress.update(f"{run.key} warm-up", n, len(warm), started, 0)
+
+
+def answer_one(
+    answer_fn: Callable[[str, Settings], Answer],
+    run: Run,
+    item: QAItem,
+    binder: Binder,
+    progress: Progress,
+) -> dict[str, Any]:
+    """One timed answer as its per-question record (an error record when the loop fails)."""
+    t0 = time.perf_counter()
+    try:
+        with binder(run, item):
+            ans = answer_fn(item.question, run.settings)
+        return make_record(run, item, ans, (time.perf_counter() - t0) * 1000)
+    except (KeyboardInterrupt, UserError):
+        raise
+    except Exception as e:  # a loop bug on one question must not lose the run
+        rec = error_record(run, item, e, (time.perf_counter() - t0) * 1000)
+        progress.note(f"[{run.key}] {item.id}: error: {rec['error']}")
+        return rec
+
+
 def run_all(
     answer_fn: Callable[[str, Settings], Answer],
     runs: Sequence[Run],
@@ -439,8 +525,12 @@ def run_all(
     done_records: Iterable[dict[str, Any]] = (),
     progress: Progress | None = None,
     warmup: str = "full",
+    bind: Binder | None = None,
 ) -> list[dict[str, Any]]:
     """Answer every item with every run, appending each record to per_question.jsonl.
+
+    `bind(run, item)`, when given, is entered around each call (the oracle runs use it to
+    put the item's gold answers in the engine's critic or evaluator slot).
 
     Warm-up, untimed and unrecorded, before each run's timed pass:
     - "full": the run first answers every question it is about to answer. The text
@@ -456,6 +546,7 @@ def run_all(
     if warmup not in WARMUPS:
         raise UserError(f"unknown warm-up '{warmup}' (choose from {', '.join(WARMUPS)})")
     progress = progress or Progress()
+    binder = bind or (lambda run, item: nullcontext())
     latest: dict[tuple[str, str], dict[str, Any]] = {}
     for rec in done_records:
         latest[(rec["run"], rec["id"])] = rec
@@ -470,28 +561,11 @@ def run_all(
             ]
             skipped = len(items) - len(todo)
             warm = todo if warmup == "full" else todo[:1] if warmup == "first" else []
-            started = time.monotonic()
-            for n, item in enumerate(warm, start=1):
-                try:
-                    answer_fn(item.question, run.settings)
-                except (KeyboardInterrupt, UserError):
-                    raise
-                except Exception:  # noqa: S110 - the timed call records the error
-                    pass
-                if len(warm) > 1:
-                    progress.update(f"{run.key} warm-up", n, len(warm), started, 0)
+            _warm_up(answer_fn, run, warm, progress, binder)
             started = time.monotonic()
             progress.update(run.key, skipped, len(items), started, skipped, force=True)
             for n, item in enumerate(todo, start=skipped + 1):
-                t0 = time.perf_counter()
-                try:
-                    ans = answer_fn(item.question, run.settings)
-                    rec = make_record(run, item, ans, (time.perf_counter() - t0) * 1000)
-                except (KeyboardInterrupt, UserError):
-                    raise
-                except Exception as e:  # a loop bug on one question must not lose the run
-                    rec = error_record(run, item, e, (time.perf_counter() - t0) * 1000)
-                    progress.note(f"[{run.key}] {item.id}: error: {rec['error']}")
+                rec = answer_one(answer_fn, run, item, binder, progress)
                 f.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 f.flush()
                 os.fsync(f.fileno())
@@ -522,6 +596,7 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     iters = Counter(r["iterations"] for r in records)
     recalls = [r["recall_at_5"] for r in records if r.get("recall_at_5") is not None]
     return {
+        **reader_figures(answerable),
         "n": n,
         "n_answerable": len(answerable),
         "n_unanswerable": len(unanswerable),
@@ -547,6 +622,19 @@ def summarize(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "abstention_unanswerable": _mean([float(r["abstained"]) for r in unanswerable]),
         "over_abstention": _mean([float(r["abstained"]) for r in answerable]),
         "recall_at_5": _mean(recalls),
+    }
+
+
+def reader_figures(answerable: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Retrieval against reading: the share of answerable questions whose final passages
+    hold a gold answer, and the EM on those (what the reader made of evidence it had)."""
+    known = [r for r in answerable if r.get("answer_in_passages") is not None]
+    held = [r for r in known if r["answer_in_passages"]]
+    return {
+        "answer_in_passages": _mean([float(r["answer_in_passages"]) for r in known]),
+        "n_answer_in_passages": len(held),
+        "em_given_in_passages": _mean([r["em"] for r in held]),
+        "f1_given_in_passages": _mean([r["f1"] for r in held]),
     }
 
 
@@ -592,7 +680,9 @@ def statistics(by_run: dict[str, list[dict[str, Any]]], seed: int) -> list[dict[
     """Paired tests on Q (all questions) and F1 (answerable ones): each system against
     `standard`, and `scim` against `iter-retgen`."""
     pairs = [
-        (s, "standard") for s in by_run if s != "standard" and "@" not in s and "standard" in by_run
+        (s, "standard")
+        for s in by_run
+        if s != "standard" and "@" not in s and s not in ORACLE_SYSTEMS and "standard" in by_run
     ]
     if "scim" in by_run and "iter-retgen" in by_run:
         pairs.append(("scim", "iter-retgen"))
@@ -669,6 +759,7 @@ def compute_results(
         "systems": systems,
         "iteration_costs": costs,
         "statistics": statistics({k: v for k, v in by_run.items() if "@" not in k}, seed),
+        "trust": {r.key: trust_figures(by_run[r.key]) for r in runs if r.sweep_key is None},
         "sensitivity": sensitivity(by_run, runs),
         "sweep_runs": {r.key: summarize(by_run[r.key]) for r in runs if r.sweep_key},
     }
@@ -688,6 +779,22 @@ def check_loops(runs: Sequence[Run], engine: Any) -> None:
             raise UserError(
                 f"system '{run.system}' is not available in this installation: {e}"
             ) from None
+
+
+def oracle_binder(engine: Any) -> Callable[[Run, QAItem], AbstractContextManager[Any]]:
+    """For an oracle run, bind its oracle (one per run) with the item's gold answers."""
+    from scim_edge.evaluation.oracle import bound, make_oracle
+
+    oracles: dict[str, Any] = {}
+
+    def bind(run: Run, item: QAItem) -> AbstractContextManager[Any]:
+        if run.oracle is None:
+            return nullcontext()
+        if run.key not in oracles:
+            oracles[run.key] = make_oracle(run.oracle, run.settings)
+        return bound(engine, run.oracle, oracles[run.key], item.question, item.answers)
+
+    return bind
 
 
 def evaluate(
@@ -715,7 +822,9 @@ def evaluate(
     generator = getattr(engine.generator, "name", str(engine.generator))
     fp = fingerprint(settings, engine.index_name, generator, qa_bytes)
     done = prepare_out(out, fp, resume)
-    records = run_all(engine.answer, runs, items, out, done, progress, warmup=warmup)
+    records = run_all(
+        engine.answer, runs, items, out, done, progress, warmup=warmup, bind=oracle_binder(engine)
+    )
     meta = {
         "qa_file": qa_file,
         "questions": len(items),
@@ -734,6 +843,7 @@ def evaluate(
         "warmup": warmup,
         "answer_cache": "disabled during evaluation",
         "runs": [r.key for r in runs],
+        "oracle_runs": [r.key for r in runs if r.oracle],
         "resumed_records": sum(1 for r in done),
         "started": started,
         "finished": datetime.now(UTC).isoformat(timespec="seconds"),

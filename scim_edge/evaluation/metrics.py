@@ -99,3 +99,18 @@ def recall_at_k(
         return None
     top = {t.strip().lower() for t in retrieved_titles[:k]}
     return len(gold & top) / len(gold)
+
+
+def answer_in_passages(golds: Sequence[str], texts: Iterable[str]) -> bool | None:
+    """Does a gold alias occur, as whole words after SQuAD normalisation, in any of the
+    passage texts? The reader can state only what its passages hold, so this splits a
+    wrong answer into a retrieval miss and a reader miss. None for an unanswerable
+    question (no gold string to look for)."""
+    wanted = [f" {g} " for g in (normalize_answer(a) for a in golds) if g]
+    if not wanted:
+        return None
+    for text in texts:
+        hay = f" {normalize_answer(text)} "
+        if any(w in hay for w in wanted):
+            return True
+    return False

@@ -19,11 +19,28 @@ NO_MATPLOTLIB = (
 )
 
 
+class _Saver:
+    """Writes each figure whole to a temporary name, then renames it into place."""
+
+    def __init__(self, plt: Any, pdir: Path) -> None:
+        self.plt = plt
+        self.pdir = pdir
+        self.written: list[str] = []
+
+    def __call__(self, fig: Any, name: str) -> None:
+        fig.tight_layout()
+        tmp = self.pdir / f".tmp-{os.getpid()}-{name}"
+        fig.savefig(tmp, dpi=110, format="png")
+        self.plt.close(fig)
+        os.replace(tmp, self.pdir / name)
+        self.written.append(f"plots/{name}")
+
+
 def make_plots(
     results: dict[str, Any], records: Sequence[dict[str, Any]], out: Path
 ) -> tuple[list[str], str | None]:
-    """Write the four plots under out/plots; return their paths relative to `out` and a
-    note (None when all went well)."""
+    """Write the plots under out/plots; return their paths relative to `out` and a note
+    (None when all went well)."""
     try:
         import matplotlib
 
@@ -41,18 +58,19 @@ def make_plots(
             by_run[r["run"]].append(r)
     pdir = out / "plots"
     pdir.mkdir(parents=True, exist_ok=True)
-    written: list[str] = []
+    save = _Saver(plt, pdir)
+    quality_plot(plt, save, results, systems)
+    max_it = max((r["iterations"] for rs in by_run.values() for r in rs), default=1) or 1
+    iterations_plot(plt, save, by_run, systems, max_it)
+    quality_vs_iterations_plot(plt, save, by_run, systems, max_it)
+    time_plot(plt, save, by_run, systems)
+    reliability_plot(plt, save, results.get("trust", {}), systems)
+    return save.written, None
+
+
+def quality_plot(plt: Any, save: _Saver, results: dict[str, Any], systems: list[str]) -> None:
+    """Quality per system, split into the high/medium/low shares."""
     names = [label(k) for k in systems]
-
-    def save(fig: Any, name: str) -> None:
-        fig.tight_layout()
-        tmp = pdir / f".tmp-{os.getpid()}-{name}"  # written whole, then renamed into place
-        fig.savefig(tmp, dpi=110, format="png")
-        plt.close(fig)
-        os.replace(tmp, pdir / name)
-        written.append(f"plots/{name}")
-
-    # 1. Quality per system, split into the high/medium/low shares.
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
     qs = [results["systems"][k]["quality"] or 0.0 for k in systems]
     ax1.bar(names, qs, color="#4472c4")
@@ -71,23 +89,33 @@ def make_plots(
         plt.setp(ax.get_xticklabels(), rotation=30, ha="right")
     save(fig, "quality_per_system.png")
 
-    # 2. Iteration distribution.
+
+def iterations_plot(
+    plt: Any, save: _Saver, by_run: dict[str, list[dict[str, Any]]], systems: list[str], max_it: int
+) -> None:
+    """How many questions used 1, 2, ... iterations, per system."""
     fig, ax = plt.subplots(figsize=(8, 4))
-    max_it = max((r["iterations"] for rs in by_run.values() for r in rs), default=1) or 1
     width = 0.8 / max_it
     for i in range(1, max_it + 1):
         counts = [sum(1 for r in by_run[k] if r["iterations"] == i) for k in systems]
         xs = [j + (i - 1) * width for j in range(len(systems))]
         ax.bar(xs, counts, width=width, label=f"{i} iteration{'s' if i > 1 else ''}")
     ax.set_xticks(
-        [j + 0.4 - width / 2 for j in range(len(systems))], names, rotation=30, ha="right"
+        [j + 0.4 - width / 2 for j in range(len(systems))],
+        [label(k) for k in systems],
+        rotation=30,
+        ha="right",
     )
     ax.set_ylabel("questions")
     ax.set_title("Iterations used")
     ax.legend(fontsize=8)
     save(fig, "iteration_distribution.png")
 
-    # 3. Mean Q at each iteration, over the questions that reached it.
+
+def quality_vs_iterations_plot(
+    plt: Any, save: _Saver, by_run: dict[str, list[dict[str, Any]]], systems: list[str], max_it: int
+) -> None:
+    """Mean Q at each iteration, over the questions that reached it."""
     fig, ax = plt.subplots(figsize=(7, 4))
     for k in systems:
         pts = []
@@ -109,11 +137,46 @@ def make_plots(
     ax.legend(fontsize=8)
     save(fig, "quality_vs_iterations.png")
 
-    # 4. Time per question per system.
+
+def time_plot(
+    plt: Any, save: _Saver, by_run: dict[str, list[dict[str, Any]]], systems: list[str]
+) -> None:
+    """Time per question per system."""
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.boxplot([[r["ms"] for r in by_run[k]] or [0.0] for k in systems], showfliers=True)
-    ax.set_xticks(range(1, len(systems) + 1), names, rotation=30, ha="right")
+    ax.set_xticks(range(1, len(systems) + 1), [label(k) for k in systems], rotation=30, ha="right")
     ax.set_ylabel("ms per question")
     ax.set_title("Time per system")
     save(fig, "time_per_system.png")
-    return written, None
+
+
+def reliability_plot(plt: Any, save: _Saver, trust: dict[str, Any], systems: list[str]) -> None:
+    """Reliability diagram: per 10 equal-width score bins, the share of right answers
+    (exact match) against the mean score, for confidence and for Q. A calibrated signal
+    lies on the diagonal; marker area grows with the bin's question count."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
+    for ax, field, title in zip(
+        axes, ("confidence", "quality"), ("confidence", "Q (five dimensions)"), strict=True
+    ):
+        ax.plot([0, 1], [0, 1], linestyle="--", color="#888888", linewidth=1)
+        for k in systems:
+            cal = (trust.get(k) or {}).get("calibration", {}).get(field) or {}
+            pts = [b for b in cal.get("bins", []) if b["n"]]
+            if not pts:
+                continue
+            ax.plot(
+                [b["mean_score"] for b in pts],
+                [b["accuracy"] for b in pts],
+                marker="o",
+                label=f"{label(k)} (ECE {cal['em']['ece']:.2f})",
+            )
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(f"mean {title} in bin")
+        ax.set_title(f"Reliability of {title}")
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=7, loc="upper left")
+        else:
+            ax.text(0.5, 0.5, "no system reports it", ha="center", va="center")
+    axes[0].set_ylabel("share right (exact match)")
+    save(fig, "reliability.png")

@@ -40,36 +40,53 @@ def _str_list(value: Any, key: str) -> tuple[str, ...]:
     return tuple(v for v in value)
 
 
-def parse_line(text: str, line_no: int) -> QAItem:
-    """One JSONL line to a QAItem, or ValueError saying what is wrong with it."""
+def _load_object(text: str) -> dict[str, Any]:
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
     if not isinstance(obj, dict):
         raise ValueError("not a JSON object")
+    return obj
+
+
+def _question(obj: dict[str, Any]) -> str:
     if "question" not in obj:
         raise ValueError("missing 'question'")
     if not isinstance(obj["question"], str):
         raise ValueError("'question' must be a string")
     try:
-        question = check_question(obj["question"])
+        return check_question(obj["question"])
     except UserError as e:
         raise ValueError(str(e)) from None
+
+
+def _answers(obj: dict[str, Any]) -> tuple[str, ...]:
     if "answers" not in obj:
         raise ValueError("missing 'answers' (use [] for an unanswerable question)")
     answers = _str_list(obj["answers"], "answers")
     if any(not a.strip() for a in answers):
         raise ValueError("'answers' has an empty string")
+    return answers
+
+
+def _id(obj: dict[str, Any], line_no: int) -> str:
     raw_id = obj.get("id")
     if raw_id is None:
-        qid = f"line-{line_no}"
-    elif isinstance(raw_id, str) and raw_id.strip():
-        qid = raw_id.strip()
-    elif isinstance(raw_id, int) and not isinstance(raw_id, bool):
-        qid = str(raw_id)
-    else:
-        raise ValueError("'id' must be a non-empty string or an integer")
+        return f"line-{line_no}"
+    if isinstance(raw_id, str) and raw_id.strip():
+        return raw_id.strip()
+    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        return str(raw_id)
+    raise ValueError("'id' must be a non-empty string or an integer")
+
+
+def parse_line(text: str, line_no: int) -> QAItem:
+    """One JSONL line to a QAItem, or ValueError saying what is wrong with it."""
+    obj = _load_object(text)
+    question = _question(obj)
+    answers = _answers(obj)
+    qid = _id(obj, line_no)
     qtype = obj.get("type")
     if qtype is not None and (not isinstance(qtype, str) or not qtype.strip()):
         raise ValueError("'type' must be a non-empty string")

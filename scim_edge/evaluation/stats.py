@@ -139,7 +139,7 @@ def paired_ttest(a: Sequence[float], b: Sequence[float]) -> TestResult:
     return TestResult(t, p, n, "paired t")
 
 
-def _rank_average(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
+def rank_average(values: np.ndarray) -> tuple[np.ndarray, list[int]]:
     """Average ranks (1-based) and the sizes of the tie groups."""
     order = np.argsort(values, kind="mergesort")
     sorted_vals = values[order]
@@ -176,7 +176,7 @@ def wilcoxon_signed_rank(
     n = len(d)
     if n == 0:
         return TestResult(math.nan, math.nan, 0, "wilcoxon")
-    ranks, ties = _rank_average(np.abs(d))
+    ranks, ties = rank_average(np.abs(d))
     r_plus = float(ranks[d > 0].sum())
     r_minus = float(ranks[d < 0].sum())
     statistic = min(r_plus, r_minus)
