@@ -27,7 +27,7 @@ import numpy as np
 import onnxruntime as ort
 from tokenizers import Tokenizer
 
-from models import store
+from models import ort_probe, store
 from scim_edge.errors import ModelError
 
 log = logging.getLogger("scim_edge.models")
@@ -37,7 +37,9 @@ BIG_NEG = np.float32(-1.0e9)
 
 
 def cuda_available() -> bool:
-    return "CUDAExecutionProvider" in ort.get_available_providers()
+    """CUDA may be requested: the provider is built in and its driver, GPU and libraries
+    load (probed quietly first, so a CPU-only machine never sees ORT's load errors)."""
+    return ort_probe.cuda_usable()
 
 
 def session_options(threads: int | None) -> ort.SessionOptions:
@@ -241,7 +243,7 @@ class Seq2SeqModel:
             raise ModelError(f"unknown provider {provider!r} (use cpu or cuda)")
         if provider == "cuda" and not cuda_available():
             raise ModelError(
-                "the CUDA provider is not available",
+                f"the CUDA provider is not available: {ort_probe.cuda_probe().reason}",
                 hint="pip install 'scim-edge[gpu]' where a GPU is visible",
             )
         have = manifest["variants"]

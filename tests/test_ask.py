@@ -49,6 +49,15 @@ def test_ask_json_scim_end_to_end(capsys, sample_index):
     assert d["trace"][0]["kind"] == "iteration_started"
 
 
+def test_ask_json_records_the_text_tools(capsys, sample_index):
+    """Scores rest on the sentence splitter and tagger: every answer says which were used."""
+    from scim_edge import textutil as tu
+
+    d = ask_json(capsys, sample_index, "Who developed the Japanese martial art aikido?")
+    assert d["bindings"]["tokenizer"] == tu.text_tools()["tokenizer"]
+    assert d["bindings"]["tagger"] == tu.text_tools()["tagger"]
+
+
 @pytest.mark.parametrize("loop", ["standard", "iter-retgen", "fixed-2", "single-dim"])
 def test_ask_json_baselines(capsys, sample_index, loop):
     d = ask_json(capsys, sample_index, "In which city did Arthur Schopenhauer settle in 1833?",

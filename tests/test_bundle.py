@@ -73,7 +73,8 @@ def test_round_trip_into_a_fresh_home_then_ask(demo_index, tmp_path, capsys, mon
     out = tmp_path / "bundle.tar"
     rc, stdout, err = run_cli(capsys, "bundle", out, "--with-nltk-data", "--wheelhouse", wheels)
     assert rc == 0, err
-    assert "bundle:" in err and "100%" in err  # progress on stderr
+    assert "bundle:" in err  # progress on stderr
+    assert "100%" in err
     assert f"wrote {out}" in stdout
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".tmp-")]
     with tarfile.open(out) as tar:
@@ -86,7 +87,8 @@ def test_round_trip_into_a_fresh_home_then_ask(demo_index, tmp_path, capsys, mon
     fresh = tmp_path / "fresh-home"
     rc, stdout, err = run_cli(capsys, "unbundle", out, "--home", fresh)
     assert rc == 0, err
-    assert "installed index demo" in stdout and "installed model fake" in stdout
+    assert "installed index demo" in stdout
+    assert "installed model fake" in stdout
     for area in ("indexes/demo", "models/fake", "nltk_data/tokenizers/punkt_tab"):
         assert tree_hashes(fresh / area) == tree_hashes(src_home / area), area
     assert (fresh / "wheelhouse" / "scim_edge-0.1.0-py3-none-any.whl").is_file()
@@ -106,10 +108,14 @@ def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsy
     out = tmp_path / "b.tar"
     assert run_cli(capsys, "bundle", out, "--index", "demo")[0] == 0
     rc, _, err = run_cli(capsys, "unbundle", out)
-    assert rc == 2 and "already exists" in err and "--force" in err and "nothing was" in err
+    assert rc == 2, err
+    assert "already exists" in err
+    assert "--force" in err
+    assert "nothing was" in err
     before = tree_hashes(home() / "indexes" / "demo")
     rc, stdout, err = run_cli(capsys, "unbundle", out, "--force")
-    assert rc == 0 and "replaced index demo" in stdout, err
+    assert rc == 0, err
+    assert "replaced index demo" in stdout, err
     assert tree_hashes(home() / "indexes" / "demo") == before
     assert [p.name for p in (home() / "indexes").iterdir()] == ["demo"]
 
@@ -117,9 +123,11 @@ def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsy
 def test_bundle_errors_leave_no_file(tmp_path, capsys):
     out = tmp_path / "b.tar"
     rc, _, err = run_cli(capsys, "bundle", out)
-    assert rc == 2 and "nothing to bundle" in err
+    assert rc == 2, err
+    assert "nothing to bundle" in err
     rc, _, err = run_cli(capsys, "bundle", out, "--index", "nope")
-    assert rc == 2 and "no index named 'nope'" in err
+    assert rc == 2, err
+    assert "no index named 'nope'" in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -131,7 +139,9 @@ def test_bundle_disk_full_leaves_no_file(demo_index, tmp_path, capsys, monkeypat
 
     monkeypatch.setattr(bundle_mod._BytesReader, "read", full)  # hit while writing the end
     rc, _, err = run_cli(capsys, "bundle", tmp_path / "b.tar", "--index", demo_index)
-    assert rc == 2 and "disk full" in err and "no bundle written" in err, err
+    assert rc == 2, err
+    assert "disk full" in err, err
+    assert "no bundle written" in err, err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -142,7 +152,9 @@ def test_model_damaged_before_bundling_is_caught_on_unbundle(tmp_path, capsys):
     out = tmp_path / "b.tar"
     assert run_cli(capsys, "bundle", out, "--model", "fake")[0] == 0
     rc, _, err = run_cli(capsys, "unbundle", out, "--home", tmp_path / "h")
-    assert rc == 2 and "encoder_model.onnx" in err and "re-export" in err, err
+    assert rc == 2, err
+    assert "encoder_model.onnx" in err, err
+    assert "re-export" in err, err
     assert not (tmp_path / "h" / "models" / "fake").exists()
 
 
@@ -216,36 +228,47 @@ def write_archive(path: Path, members, meta: bytes | None | str = "auto") -> Pat
 
 GOOD = [_member("indexes/x/manifest.json", b"{}"), _member("indexes/x/seg.idx", b"data")]
 
+# Each case: the members, then the exact reason clause unbundle must give. Archive and
+# member names are neutral, so no file name can satisfy the assertion on the reason.
 HOSTILE = {
-    "traversal": ([*GOOD, _member("indexes/x/../../../evil.txt", b"pwn")], "outside"),
-    "traversal-top": ([*GOOD, _member("../evil.txt", b"pwn")], "outside"),
-    "absolute": ([*GOOD, _member("/tmp/evil.txt", b"pwn")], "absolute"),
-    "symlink": ([*GOOD, _member("indexes/x/link", type=tarfile.SYMTYPE, linkname="/etc/passwd")],
-                "link"),
-    "hardlink": ([*GOOD, _member("indexes/x/hard", type=tarfile.LNKTYPE,
-                                 linkname="indexes/x/seg.idx")], "link"),
-    "char-device": ([*GOOD, _member("indexes/x/null", type=tarfile.CHRTYPE, devmajor=1,
-                                    devminor=3)], "device"),
-    "block-device": ([*GOOD, _member("indexes/x/sda", type=tarfile.BLKTYPE)], "device"),
-    "fifo": ([*GOOD, _member("indexes/x/pipe", type=tarfile.FIFOTYPE)], "device or pipe"),
-    "unknown-area": ([*GOOD, _member("etc/passwd", b"root")], "unexpected member"),
-    "hidden-name": ([*GOOD, _member("indexes/.tmp-x-1-a/f", b"1")], "hidden"),
-    "loose-file": ([*GOOD, _member("indexes/seg.idx", b"1")], "not inside"),
-    "duplicate": ([*GOOD, _member("indexes/x/seg.idx", b"other")], "twice"),
+    "traversal": ([*GOOD, _member("indexes/x/../../../m1", b"pwn")],
+                  "member 'indexes/x/../../../m1' points outside the archive (..)"),
+    "traversal-top": ([*GOOD, _member("../m1", b"pwn")],
+                      "member '../m1' points outside the archive (..)"),
+    "absolute": ([*GOOD, _member("/tmp/scim-edge-test-m1", b"pwn")],
+                 "member '/tmp/scim-edge-test-m1' has an absolute path"),
+    "symlink": ([*GOOD, _member("indexes/x/m1", type=tarfile.SYMTYPE, linkname="/etc/passwd")],
+                "member 'indexes/x/m1' is a link"),
+    "hardlink": ([*GOOD, _member("indexes/x/m1", type=tarfile.LNKTYPE,
+                                 linkname="indexes/x/seg.idx")], "member 'indexes/x/m1' is a link"),
+    "char-device": ([*GOOD, _member("indexes/x/m1", type=tarfile.CHRTYPE, devmajor=1,
+                                    devminor=3)], "member 'indexes/x/m1' is a device or pipe"),
+    "block-device": ([*GOOD, _member("indexes/x/m1", type=tarfile.BLKTYPE)],
+                     "member 'indexes/x/m1' is a device or pipe"),
+    "fifo": ([*GOOD, _member("indexes/x/m1", type=tarfile.FIFOTYPE)],
+             "member 'indexes/x/m1' is a device or pipe"),
+    "unknown-area": ([*GOOD, _member("etc/m1", b"root")], "unexpected member 'etc/m1'"),
+    "hidden-name": ([*GOOD, _member("indexes/.m1/f", b"1")],
+                    "member 'indexes/.m1/f' has a hidden name"),
+    "loose-file": ([*GOOD, _member("indexes/m1", b"1")],
+                   "member 'indexes/m1' is not inside an index, model or resource"),
+    "duplicate": ([*GOOD, _member("indexes/x/seg.idx", b"other")],
+                  "member 'indexes/x/seg.idx' appears twice"),
 }  # fmt: skip
 
 
 @pytest.mark.parametrize("case", sorted(HOSTILE))
 def test_unbundle_refuses_hostile_archives(case, tmp_path, capsys):
     members, reason = HOSTILE[case]
-    archive = write_archive(tmp_path / f"{case}.tar", members)
+    archive = write_archive(tmp_path / "bundle.tar", members)
     target = tmp_path / "h"
     rc, _, err = run_cli(capsys, "unbundle", archive, "--home", target)
     assert rc == 2, err
-    assert reason in err and "nothing was installed" in err, err
+    assert f"{reason}; nothing was installed" in err, err
     assert len([ln for ln in err.splitlines() if ln.startswith("scim-edge: error:")]) == 1, err
     assert "Traceback" not in err
-    assert not (tmp_path / "evil.txt").exists() and not Path("/tmp/evil.txt").exists()
+    assert not (tmp_path / "m1").exists()
+    assert not Path("/tmp/scim-edge-test-m1").exists()
     assert [p.name for p in target.rglob("*")] == [], "something was written"
 
 
@@ -260,25 +283,62 @@ def _hash_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     future = json.loads(ok_meta)
     future["format_version"] = 99
     cases = {
-        "hash-mismatch": (json.dumps(wrong).encode(), "is corrupt"),
-        "listed-but-missing": (json.dumps(missing).encode(), "missing from the archive"),
-        "unlisted-file": (json.dumps(unlisted).encode(), "not listed"),
-        "no-bundle-json": (None, "no BUNDLE.json"),
-        "bad-json": (b"{not json", "not valid JSON"),
-        "future-format": (json.dumps(future).encode(), "not supported"),
+        "hash-mismatch": (json.dumps(wrong).encode(), "indexes/x/seg.idx is corrupt"),
+        "listed-but-missing": (
+            json.dumps(missing).encode(),
+            "indexes/x/other is listed in BUNDLE.json but missing from the archive",
+        ),
+        "unlisted-file": (
+            json.dumps(unlisted).encode(),
+            "indexes/x/seg.idx is in the archive but not listed in BUNDLE.json",
+        ),
+        "no-bundle-json": (None, "it has no BUNDLE.json"),
+        "bad-json": (b"{not json", "its BUNDLE.json is not valid JSON"),
+        "future-format": (json.dumps(future).encode(), "bundle format 99 is not supported"),
     }
     return {
-        name: (write_archive(tmp_path / f"{name}.tar", GOOD, meta), why)
-        for name, (meta, why) in cases.items()
+        name: (write_archive(tmp_path / f"bundle-{i}.tar", GOOD, meta), why)
+        for i, (name, (meta, why)) in enumerate(cases.items())
     }
 
 
-def test_unbundle_verifies_every_hash_before_installing(tmp_path, capsys):
-    for name, (archive, why) in _hash_cases(tmp_path).items():
-        rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
-        assert rc == 2 and why in err and "nothing was installed" in err, (name, err)
-        assert not (tmp_path / "h" / "indexes").exists(), name
-        assert [p.name for p in (tmp_path / "h").iterdir()] == [], name
+@pytest.mark.parametrize(
+    "case",
+    ["hash-mismatch", "listed-but-missing", "unlisted-file", "no-bundle-json", "bad-json",
+     "future-format"],
+)  # fmt: skip
+def test_unbundle_verifies_every_hash_before_installing(case, tmp_path, capsys):
+    archive, why = _hash_cases(tmp_path)[case]
+    rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
+    assert rc == 2, err
+    assert why in err, err
+    assert "nothing was installed" in err, err
+    assert not (tmp_path / "h" / "indexes").exists()
+    assert [p.name for p in (tmp_path / "h").iterdir()] == []
+
+
+def _sums(members, override: dict[str, str] | None = None) -> bytes:
+    lines = {i.name: hashlib.sha256(d).hexdigest() for i, d in members if d is not None}
+    lines.update(override or {})
+    return "".join(f"{digest}  {name}\n" for name, digest in lines.items()).encode()
+
+
+def test_unbundle_accepts_a_sha256sums_that_agrees(tmp_path, capsys):
+    archive = write_archive(tmp_path / "bundle.tar", [*GOOD, _member(SUMS_NAME, _sums(GOOD))])
+    rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
+    assert rc == 0, err
+    assert (tmp_path / "h" / "indexes" / "x" / "seg.idx").read_bytes() == b"data"
+
+
+def test_unbundle_refuses_a_sha256sums_that_disagrees(tmp_path, capsys):
+    """BUNDLE.json and its files agree, but SHA256SUMS (what a user checks with sha256sum
+    before scim-edge is installed) names another hash: the two must not silently differ."""
+    sums = _sums(GOOD, {"indexes/x/seg.idx": "0" * 64})
+    archive = write_archive(tmp_path / "bundle.tar", [*GOOD, _member(SUMS_NAME, sums)])
+    rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
+    assert rc == 2, err
+    assert "SHA256SUMS disagrees with BUNDLE.json; nothing was installed" in err, err
+    assert not (tmp_path / "h" / "indexes").exists()
 
 
 def test_unbundle_truncated_or_not_a_tar(demo_index, tmp_path, capsys):
@@ -295,5 +355,7 @@ def test_unbundle_truncated_or_not_a_tar(demo_index, tmp_path, capsys):
                          (cut_at_header, "truncated"),
                          (tmp_path / "missing.tar", "no such file")):  # fmt: skip
         rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
-        assert rc == 2 and re.search(why, err) and "Traceback" not in err, err
+        assert rc == 2, err
+        assert re.search(why, err), err
+        assert "Traceback" not in err
         assert not (tmp_path / "h" / "indexes").exists()

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from scim_edge import textutil as tu
 from scim_edge.errors import UserError
 from scim_edge.evaluation import metrics
 from scim_edge.evaluation.oracle import ORACLE_SYSTEMS, is_correct
@@ -435,6 +436,7 @@ def fingerprint(settings: Settings, index: str, generator: str, qa_bytes: bytes)
         "index": index,
         "generator": generator,
         "qa_sha256": hashlib.sha256(qa_bytes).hexdigest(),
+        "text_tools": tu.text_tools(),
     }
 
 

@@ -275,6 +275,7 @@ def make_bindings(engine: Any, settings: Any, **slots: str) -> dict[str, str]:
         "generator": str(getattr(engine.generator, "name", type(engine.generator).__name__)),
         "index": str(getattr(engine, "index_name", "")),
     }
+    out.update(tu.text_tools())  # the sentence splitter and tagger the scores rest on
     out.update({k: str(v) for k, v in slots.items()})
     return out
 

