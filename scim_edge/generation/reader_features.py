@@ -92,6 +92,9 @@ _LOCAL = (
     "person_q_person_like",
     "place_q_place_like",
     "person_q_not_person",
+    "anchors_right",
+    "span_first",
+    "in_parens",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -183,7 +186,22 @@ def normalise(text: str) -> str:
 
 
 def _word_spans(sentence: str) -> list[tuple[int, int, str]]:
-    return [(m.start(), m.end(), tu.stem(m.group(0).lower())) for m in _WORD.finditer(sentence)]
+    """(start, end, stem) of each word outside parentheses: an aside such as "(1514–1564)
+    (Latinized from Andries van Wezel)" does not separate a subject from its predicate."""
+    out = []
+    depth = 0
+    last = 0
+    for m in _WORD.finditer(sentence):
+        between = sentence[last : m.start()]
+        depth = max(0, depth + between.count("(") - between.count(")"))
+        last = m.end()
+        if depth == 0:
+            out.append((m.start(), m.end(), tu.stem(m.group(0).lower())))
+    return out
+
+
+def _span_words(sentence: str, span: Span) -> list[int]:
+    return [m.start() for m in _WORD.finditer(sentence, span.start, span.end)]
 
 
 def _from_question(span: Span, q: QuestionInfo) -> bool:
@@ -295,9 +313,15 @@ def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> lis
         words = words_of[s]
         anchors = [k for k, (_, _, w) in enumerate(words) if w in q.stems]
         inside = [k for k, (a, b, _) in enumerate(words) if a >= sp.start and b <= sp.end]
-        lo = inside[0] if inside else 0
-        hi = inside[-1] if inside else 0
+        if inside:
+            lo, hi = inside[0], inside[-1]
+        else:  # a span inside parentheses: place it where the aside stands
+            lo = hi = sum(1 for a, _, _ in words if a < sp.start)
         outside = [k for k in anchors if k < lo or k > hi]
+        if outside:
+            local["anchors_right"] = sum(k > hi for k in outside) / len(outside)
+        local["span_first"] = float(lo == 0 and bool(inside))
+        local["in_parens"] = float(not inside)
         if outside:
             dist = min(lo - k if k < lo else k - hi for k in outside) - 1
             local["prox_recip"] = 1.0 / (1.0 + dist)

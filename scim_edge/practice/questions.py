@@ -33,7 +33,7 @@ _PRONOUNS = {"he": "", "she": "", "it": "", "they": "", "his": "'s", "her": "'s"
              "their": "'s", "this": "", "the": None}  # fmt: skip
 _TIME_PREPS = {"in", "on", "since", "by", "from", "until", "during", "around", "circa", "c."}
 _PLACE_PREPS = {"in", "at", "from", "near", "into", "to"}
-DROP_CONTENT = 0.35
+DROP_CONTENT = 0.45
 DROP_STOPWORD = 0.35
 
 
