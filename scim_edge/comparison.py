@@ -27,8 +27,8 @@ How a reader uses it (the extractive reader's `_choice` compares years only):
     picked = comparison.compare(question, passages)
     if picked is not None:
         option, facts = picked
-        answer_text = option                      # the short answer
-        support = facts[option].sentence          # with facts[option].doc_id / title / section
+        text = option                                   # the short answer
+        support = [facts[option].support()]             # {sentence, doc_id, title, section}
 """
 
 from __future__ import annotations
@@ -115,6 +115,11 @@ class Fact:
     doc_id: str
     title: str
     section: str
+
+    def support(self) -> dict[str, str]:
+        """The fact as an `Answer.support` entry: {sentence, doc_id, title, section}."""
+        return {"sentence": self.sentence, "doc_id": self.doc_id, "title": self.title,
+                "section": self.section}  # fmt: skip
 
 
 def _strip_article(text: str) -> str:

@@ -144,7 +144,12 @@ def test_compare_years_picks_the_earlier():
     option, facts = comparison.compare(q, [BOVARY, PRIDE])
     assert option == "Pride and Prejudice"
     assert (facts["Pride and Prejudice"].value, facts["Madame Bovary"].value) == (1813, 1856)
-    assert facts["Pride and Prejudice"].doc_id == "pp-1"
+    assert facts["Pride and Prejudice"].support() == {
+        "sentence": PRIDE.text.split(". ")[1],
+        "doc_id": "pp-1",
+        "title": "Pride and Prejudice",
+        "section": "",
+    }
 
 
 def test_compare_later_direction():
