@@ -14,8 +14,9 @@ Three steps, all lexical and general (no rule names a particular question):
      "the town *in which* …";
    - a zero relative: "the novel *Ayn Rand published* in 1957", "the engineer *the Eiffel
      Tower is named after*" (a name, then a verb within a few words);
-   - an *of*-phrase on a head that names an entity: "the author *of Madame Bovary*",
-     "the founder *of* …" (`ENTITY_HEADS`).
+   - an *of*-phrase on a head that names an entity, ending the phrase with a name: "the
+     author *of Madame Bovary*", "the capital *of Germany*" (`ENTITY_HEADS`); "moved the
+     capital of Afghanistan from Kandahar …" is no bridge.
    The outermost phrase whose rest of the question keeps content words of its own wins:
    "What is the capital of the country where …" skips "the capital of …" (its rest, "What
    is", asks nothing beyond the phrase) and takes "the country where …"; "What is the
@@ -76,6 +77,8 @@ PREPOSITIONS = frozenset(
 # it. An auxiliary just before the phrase makes it the subject of an inverted question ("did
 # the mathematician Alain Connes win …"): a name after its noun is then an appositive.
 AUXILIARIES = frozenset("do does did is are was were has have had".split())
+# "What is the name of the city where …" asks for the described entity itself.
+NAMING_WORDS = frozenset({"name", "names", "named", "called", "call"})
 MAX_MODIFIERS = 3
 ZERO_RELATIVE_REACH = 5
 CANDIDATE_LIMIT = 3
@@ -126,6 +129,20 @@ def _clause_end(toks: list[str], tags: list[tuple[str, str]], start: int) -> int
     return len(toks)
 
 
+def _name_end(toks: list[str], start: int) -> int:
+    """End of the name starting at `start` ("the Eiffel Tower", "Madame Bovary"); `start`
+    itself when none starts there."""
+    j = start + 1 if start < len(toks) and toks[start].lower() == "the" else start
+    if j >= len(toks) or not _is_name(toks[j]):
+        return start
+    while j < len(toks) and (
+        _is_name(toks[j]) or toks[j].isdigit()
+        or (toks[j] in ("of", "and", "de") and j + 1 < len(toks) and _is_name(toks[j + 1]))
+    ):  # fmt: skip
+        j += 1
+    return j
+
+
 def _match_at(toks: list[str], tags: list[tuple[str, str]], i: int) -> tuple[int, int, int] | None:
     """(head index, clause start, clause end) for a bridge phrase starting at determiner i."""
     for h in range(i + 1, min(i + 1 + MAX_MODIFIERS + 1, len(toks) - 1)):
@@ -149,10 +166,10 @@ def _match_at(toks: list[str], tags: list[tuple[str, str]], i: int) -> tuple[int
             if any(tu.is_verb_tag(tags[j][1]) for j in range(h + 3, end)):
                 return h, h + 1, end  # "the town in which she was born", not "of which X?"
             return None
-        if head_ok and nlow == "of" and low in ENTITY_HEADS and h + 2 < len(toks):
-            after = toks[h + 2].lower()
-            if after not in WH_WORDS:
-                return h, h + 1, _clause_end(toks, tags, h + 1)
+        if head_ok and nlow == "of" and low in ENTITY_HEADS:
+            end = _name_end(toks, h + 2)
+            if end > h + 2 and (end == len(toks) or _CLAUSE_END.fullmatch(toks[end])):
+                return h, h + 1, end  # "the author of Madame Bovary", and nothing after
         inverted = i > 0 and toks[i - 1].lower() in AUXILIARIES
         outer_verb = any(tu.is_verb_tag(tag) for _, tag in tags[:i])
         named_next = nlow in ("the", "a", "an") or _is_name(nxt)
@@ -189,8 +206,10 @@ def find(question: str) -> Bridge | None:
         phrase = " ".join(toks[i:c1])
         clause = " ".join(toks[c0:c1])
         outer = " ".join(toks[:i] + toks[c1:])
-        if not tu.content_words(clause) or not tu.content_words(outer):
+        if not [w for w in tu.content_words(outer) if w not in NAMING_WORDS]:
             continue  # "What is the capital of France?": the phrase is the whole question
+        if not tu.content_words(clause):
+            continue
         if toks[c0].lower() == "of" and not _has_noun(outer):
             continue  # "Who is considered the founder of …": nothing to carry over
         return Bridge(phrase, toks[h].lower(), clause, outer)
@@ -325,3 +344,17 @@ def title_names(title: str, entity: str) -> bool:
     """True when an article's title names the entity ("Paraná River" for "Paraná")."""
     t, e = tu.stem_set(title), tu.stem_set(entity)
     return bool(e) and e <= t and len(t - e) <= 1
+
+
+def bridge_entities(
+    question: str, passages: Sequence[Passage], answer: str = "", limit: int = 1
+) -> list[str]:
+    """The entity the question describes instead of naming, as the passages name it
+    ("Alberta" for "the capital of the Canadian province that holds most of the world's
+    bitumen"): the way to the answer, not the answer. A reader should not give it as the
+    short answer, as it should not give a span of the question; [] when the question
+    describes no entity or the passages name none."""
+    b = find(question)
+    if b is None:
+        return []
+    return [c.entity for c in candidates(question, b, passages, answer, limit)]

@@ -67,6 +67,7 @@ RIVER = Passage(
             "engineer",
             "the Eiffel Tower is named after",
         ),
+        ("Which river flows through the capital of Germany?", "capital", "of Germany"),
         (
             "Who is the protagonist of the novel Ayn Rand published in 1957?",
             "novel",
@@ -104,6 +105,8 @@ def test_clause_stops_where_the_outer_question_resumes():
         "In which city was the film director Allan Dwan born?",
         "The word 'algorithm' comes from the name of which Persian mathematician?",  # asks
         "Who is considered the founder of modern human anatomy?",
+        "Which ruler moved the capital of Afghanistan from Kandahar to Kabul in 1776?",
+        "What is the name of the city where the Rothschild family originated?",  # asks for it
         "Which was published first, Pride and Prejudice or Madame Bovary?",
     ],
 )
@@ -202,3 +205,9 @@ def test_name_used_as_a_modifier_ranks_below_a_name():
     q = "Which writer was a protégé of the author of Madame Bovary?"
     p = Passage("b-2", "Madame Bovary", "", "Madame Bovary is a French novel by Gustave Flaubert.")
     assert bridge.candidates(q, bridge.find(q), [p])[0].entity == "Gustave Flaubert"
+
+
+def test_bridge_entities_for_a_reader():
+    q = "On which river stands the city where the Rothschild family originated?"
+    assert bridge.bridge_entities(q, [ROTHSCHILD, RIVER]) == ["Frankfurt"]
+    assert bridge.bridge_entities("Who assassinated Abraham Lincoln?", [ROTHSCHILD]) == []
