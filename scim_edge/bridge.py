@@ -26,8 +26,10 @@ Three steps, all lexical and general (no rule names a particular question):
    by how well their sentence matches the clause, their distance to the matched words, an
    appositive cue ("the engineer Gustave Eiffel", "namesake river Main"), a place
    preposition when the head is a place ("originally *from* Frankfurt"), and a penalty for
-   a name used as a modifier ("French writer"). The previous round's answer (the
-   intermediate answer) counts when it is such an entity too.
+   a name used as a modifier ("French writer"); a longer name of an entity the question
+   names ("Nintendo Co" for "Nintendo") and a lone abbreviation ("Ltd.") are no
+   candidates. The previous round's answer (the intermediate answer) counts when it is
+   such an entity too.
 3. `remaining_keywords(question, bridge, sentence)`: the question's content words minus the
    clause words the bridge's sentence already used; the follow-up query is the bridge
    entity plus these.
@@ -77,8 +79,15 @@ PREPOSITIONS = frozenset(
 # it. An auxiliary just before the phrase makes it the subject of an inverted question ("did
 # the mathematician Alain Connes win …"): a name after its noun is then an appositive.
 AUXILIARIES = frozenset("do does did is are was were has have had".split())
-# "What is the name of the city where …" asks for the described entity itself.
-NAMING_WORDS = frozenset({"name", "names", "named", "called", "call"})
+# Words by which the rest of a question only equates the answer with the described entity
+# ("What is the name of the city where …", "Who is considered the founder of …"): the
+# phrase then describes the answer itself, not a bridge to it.
+NAMING_WORDS = frozenset(
+    """
+    name names named called call known considered regarded seen thought believed described
+    deemed viewed
+    """.split()
+)
 MAX_MODIFIERS = 3
 ZERO_RELATIVE_REACH = 5
 CANDIDATE_LIMIT = 3
@@ -183,14 +192,6 @@ def _match_at(toks: list[str], tags: list[tuple[str, str]], i: int) -> tuple[int
     return None
 
 
-def _has_noun(text: str) -> bool:
-    return any(
-        not tu.is_verb_tag(tag) and tu.is_word(tok) and tok.lower() not in tu.STOPWORDS
-        and tok.lower() not in WH_WORDS
-        for tok, tag in tu.sentence_tags(text)
-    )  # fmt: skip
-
-
 def find(question: str) -> Bridge | None:
     """The outermost bridge phrase of `question` whose rest still asks something, or None
     when it describes no entity that the rest of the question depends on."""
@@ -210,8 +211,6 @@ def find(question: str) -> Bridge | None:
             continue  # "What is the capital of France?": the phrase is the whole question
         if not tu.content_words(clause):
             continue
-        if toks[c0].lower() == "of" and not _has_noun(outer):
-            continue  # "Who is considered the founder of …": nothing to carry over
         return Bridge(phrase, toks[h].lower(), clause, outer)
     return None
 
@@ -272,6 +271,12 @@ def _common_word(start: int, end: int, text: str, passage_text: str) -> bool:
     return re.search(rf"\b{re.escape(text.lower())}\b", passage_text) is not None
 
 
+def _extends(entity: str, q_names: list[frozenset[str]]) -> bool:
+    """A longer name of an entity the question names ("Nintendo Co" for "Nintendo")."""
+    stems = tu.stem_set(entity)
+    return any(n and n <= stems for n in q_names)
+
+
 def _in_question(entity: str, q_stems: frozenset[str]) -> bool:
     stems = tu.stem_set(entity)
     return not stems or stems <= q_stems
@@ -290,6 +295,7 @@ def candidates(
     if not clause:
         return []
     place = bridge.head in PLACE_HEADS
+    q_names = [tu.stem_set(e) for e in tu.entities(question)]
     best: dict[str, Candidate] = {}
     for rank, p in enumerate(passages):
         title = tu.stem_set(p.title)
@@ -302,7 +308,12 @@ def candidates(
             tagged = tu.sentence_tags(sent)
             hits = [i for i, (t, _) in enumerate(tagged) if tu.stem(t.lower()) in matched]
             for start, end, text in _entity_spans(sent):
-                if _in_question(text, q_stems) or _common_word(start, end, text, p.text):
+                if (
+                    _in_question(text, q_stems)
+                    or _extends(text, q_names)
+                    or _common_word(start, end, text, p.text)
+                    or (end - start == 1 and tagged[start][0].endswith("."))  # "Ltd."
+                ):
                     continue
                 score = s_score
                 if hits:
@@ -319,7 +330,7 @@ def candidates(
                     best[key] = Candidate(text, score, sent, p.title)
     for ent in tu.entities(answer) if answer and len(answer.split()) <= 6 else []:
         # the intermediate answer: trusted more when the passages also name it
-        if _in_question(ent, q_stems):
+        if _in_question(ent, q_stems) or _extends(ent, q_names):
             continue
         key = ent.lower()
         if key in best:

@@ -105,6 +105,7 @@ def test_clause_stops_where_the_outer_question_resumes():
         "In which city was the film director Allan Dwan born?",
         "The word 'algorithm' comes from the name of which Persian mathematician?",  # asks
         "Who is considered the founder of modern human anatomy?",
+        "Who is considered the founder of the Roman Empire?",  # the phrase is the answer
         "Which ruler moved the capital of Afghanistan from Kandahar to Kabul in 1776?",
         "What is the name of the city where the Rothschild family originated?",  # asks for it
         "Which was published first, Pride and Prejudice or Madame Bovary?",
@@ -211,3 +212,17 @@ def test_bridge_entities_for_a_reader():
     q = "On which river stands the city where the Rothschild family originated?"
     assert bridge.bridge_entities(q, [ROTHSCHILD, RIVER]) == ["Frankfurt"]
     assert bridge.bridge_entities("Who assassinated Abraham Lincoln?", [ROTHSCHILD]) == []
+
+
+def test_longer_name_of_the_question_entity_and_lone_abbreviations_are_no_candidates():
+    q = "About how many people lived in the city where Nintendo is based, as of 2020?"
+    p = Passage(
+        "n-1",
+        "Nintendo",
+        "",
+        "Nintendo Co., Ltd. is a Japanese multinational video game company headquartered in Kyoto.",
+    )
+    names = [c.entity for c in bridge.candidates(q, bridge.find(q), [p], limit=10)]
+    assert names[0] == "Kyoto"
+    assert "Nintendo Co" not in names
+    assert "Ltd" not in names
