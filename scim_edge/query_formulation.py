@@ -12,6 +12,21 @@
   Candidates are ranked by the hybrid score against that query, and an article whose
   title names an entity of the question gets a bonus (specific beats general).
 
+Multi-hop and comparison questions (issue 11 §5):
+- bridge: when the question describes an entity instead of naming it ("the city where the
+  Rothschild family originated", `bridge.find`), the follow-up queries of augment and of
+  ITER-RETGEN carry the bridge entity: the entity the passages retrieved so far name for
+  the description, or the intermediate answer (`bridge.candidates`). Each of the best
+  `BRIDGE_QUERIES` entities gives one query, the entity plus the question's keywords the
+  first hop did not use ("Frankfurt river stands city"); candidates are ranked by
+      max_i w_i·(hybrid(d, query_i) + 0.5·[title(d) names entity_i]),  w_i = 1 − 0.1·i
+  with the augment score (augment) or the hybrid score against the question (ITER-RETGEN)
+  as a tie-breaker. With no bridge, or no entity for it, both work as before.
+- comparison: the initial retrieval of "Which came first, X or Y?" runs one query per
+  option (`comparison.option_queries`) next to the question, ranks each query's
+  candidates by the hybrid score against it plus the title bonus for its option, and
+  takes them in turn, so that both options' articles arrive in the first k.
+
 Every retrieval pulls `settings.candidates` BM25 candidates, excludes every id already
 seen, drops candidates that share no word with the query or the question and those from
 link/source sections ("External links", "References", …), re-ranks and keeps the top k.
@@ -19,10 +34,11 @@ link/source sections ("External links", "References", …), re-ranks and keeps t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from scim_edge import ranking
+from scim_edge import bridge as br
+from scim_edge import comparison, ranking
 from scim_edge import textutil as tu
 from scim_edge.quality import Evidence
 from scim_edge.types import Passage
@@ -32,6 +48,8 @@ QUESTION_WEIGHT = 0.3
 ENTITY_TITLE_BONUS = 0.5
 TIE_BREAK = 1e-3
 MAX_QUERY_TERMS = 32
+BRIDGE_QUERIES = 2
+BRIDGE_RANK_DECAY = 0.1
 
 
 @dataclass
@@ -42,6 +60,10 @@ class Formulation:
     queries: list[str]
     scorer: Callable[[Passage], float]
     keywords: list[str] = field(default_factory=list)  # K_missing, or unsupported words
+    # one scorer per query: each query's candidates are ranked on their own and taken in
+    # turn (comparison questions: one query per option)
+    query_scorers: list[Callable[[Passage], float]] | None = None
+    bridge: list[str] = field(default_factory=list)  # bridge entities the queries carry
 
 
 def question_topic(question: str) -> list[str]:
@@ -55,7 +77,56 @@ def _join(terms: list[str]) -> str:
 
 
 def initial(question: str) -> Formulation:
-    return Formulation("initial", [question], lambda p: ranking.hybrid_score(p, question))
+    """The question itself; for a comparison, one query per option as well."""
+
+    def scorer(p: Passage) -> float:
+        return ranking.hybrid_score(p, question)
+
+    c = comparison.parse(question)
+    if c is None:
+        return Formulation("initial", [question], scorer)
+    queries = comparison.option_queries(question)
+    scorers = [_option_scorer(q, name) for q, name in zip(queries, c.names, strict=True)]
+    return Formulation("initial", [*queries, question], scorer, query_scorers=[*scorers, scorer])
+
+
+def _option_scorer(query: str, name: str) -> Callable[[Passage], float]:
+    def score(p: Passage) -> float:
+        bonus = ENTITY_TITLE_BONUS if comparison.names_option(p.title, name) else 0.0
+        return ranking.hybrid_score(p, query) + bonus
+
+    return score
+
+
+@dataclass(frozen=True)
+class BridgeHop:
+    """The bridge entities for a follow-up retrieval and the query each one gives."""
+
+    entities: list[str]
+    queries: list[str]
+
+    def score(self, p: Passage) -> float:
+        best = 0.0
+        for i, (entity, query) in enumerate(zip(self.entities, self.queries, strict=True)):
+            bonus = ENTITY_TITLE_BONUS if br.title_names(p.title, entity) else 0.0
+            weight = 1.0 - BRIDGE_RANK_DECAY * i
+            best = max(best, weight * (ranking.hybrid_score(p, query) + bonus))
+        return best
+
+
+def bridge_hop(question: str, answer: str, passages: Sequence[Passage]) -> BridgeHop | None:
+    """The bridge entities `passages` (and the intermediate `answer`) name for the entity
+    the question describes, or None when it describes none or the passages name none."""
+    if not passages:
+        return None
+    b = br.find(question)
+    if b is None:
+        return None
+    cands = br.candidates(question, b, passages, answer)[:BRIDGE_QUERIES]
+    if not cands:
+        return None
+    queries = [_join([c.entity, *br.remaining_keywords(question, b, c)]) for c in cands]
+    return BridgeHop([c.entity for c in cands], queries)
 
 
 def augment_score(passage: Passage, missing: frozenset[str], q_words: frozenset[str]) -> float:
@@ -65,7 +136,9 @@ def augment_score(passage: Passage, missing: frozenset[str], q_words: frozenset[
     )
 
 
-def augment(question: str, answer: str) -> Formulation:
+def augment(question: str, answer: str, passages: Sequence[Passage] | None = None) -> Formulation:
+    """K_missing as the spec says; with the passages so far, a multi-hop question's
+    follow-up also carries its bridge entity (see the module doc)."""
     q_words = tu.ordered_unique(tu.content_words(question))
     a_set = tu.content_set(answer)
     missing = [w for w in q_words if w not in a_set] or q_words
@@ -76,7 +149,16 @@ def augment(question: str, answer: str) -> Formulation:
     def scorer(p: Passage) -> float:
         return augment_score(p, m_set, q_set) + TIE_BREAK * ranking.hybrid_score(p, question)
 
-    return Formulation("augment", [query], scorer, list(missing))
+    hop = bridge_hop(question, answer, passages or [])
+    if hop is None:
+        return Formulation("augment", [query], scorer, list(missing))
+
+    def bridge_scorer(p: Passage) -> float:
+        return hop.score(p) + TIE_BREAK * augment_score(p, m_set, q_set)
+
+    return Formulation(
+        "augment", [*hop.queries, query], bridge_scorer, list(missing), bridge=hop.entities
+    )
 
 
 def entity_title_match(title: str, question: str) -> bool:
@@ -107,10 +189,20 @@ def refine(question: str, answer: str, evidence: Evidence | list[Passage]) -> Fo
     return Formulation("refine", [query], scorer, unsupported)
 
 
-def with_answer(question: str, answer: str) -> Formulation:
-    """ITER-RETGEN's query: the question plus the previous answer."""
+def with_answer(
+    question: str, answer: str, passages: Sequence[Passage] | None = None
+) -> Formulation:
+    """ITER-RETGEN's query: the question plus the previous answer; with the passages so
+    far, a multi-hop question's bridge-entity queries come first (see the module doc)."""
     query = f"{question} {answer}".strip()
-    return Formulation("question+answer", [query], lambda p: ranking.hybrid_score(p, query))
+    hop = bridge_hop(question, answer, passages or [])
+    if hop is None:
+        return Formulation("question+answer", [query], lambda p: ranking.hybrid_score(p, query))
+
+    def scorer(p: Passage) -> float:
+        return hop.score(p) + TIE_BREAK * ranking.hybrid_score(p, query)
+
+    return Formulation("question+answer", [*hop.queries, query], scorer, bridge=hop.entities)
 
 
 def retrieve(
@@ -127,21 +219,44 @@ def retrieve(
     question that matches nothing yields nothing (and the loop says so).
     """
     exclude = set(exclude_ids)
-    pool: list[Passage] = []
-    for query in formulation.queries:
-        pool.extend(retriever.search(query, max(candidates, k), exclude_ids=exclude))
-    pool = [p for p in pool if not is_boilerplate(p)]
     relevant = tu.stem_set(question) | frozenset(
         s for q in formulation.queries for s in tu.stem_set(q)
     )
-    if relevant:
-        pool = [
+
+    def kept(ps: list[Passage]) -> list[Passage]:
+        ps = [p for p in ps if not is_boilerplate(p)]
+        if not relevant:
+            return ps
+        return [
             p
-            for p in pool
+            for p in ps
             if ranking.passage_content(p.doc_id, p.text) & relevant
             or tu.stem_set(p.title) & relevant
         ]
-    return ranking.rank(pool, formulation.scorer, k, exclude)
+
+    pools = [
+        kept(retriever.search(query, max(candidates, k), exclude_ids=exclude))
+        for query in formulation.queries
+    ]
+    if formulation.query_scorers is None:
+        return ranking.rank([p for pool in pools for p in pool], formulation.scorer, k, exclude)
+    ranked = [
+        ranking.rank(pool, scorer, None, exclude)
+        for pool, scorer in zip(pools, formulation.query_scorers, strict=True)
+    ]
+    return _interleave(ranked, k)
+
+
+def _interleave(ranked: list[list[Passage]], k: int) -> list[Passage]:
+    """The first of each list in turn, then the second of each, …, without repeats."""
+    out: list[Passage] = []
+    seen: set[str] = set()
+    for depth in range(max((len(r) for r in ranked), default=0)):
+        for r in ranked:
+            if depth < len(r) and r[depth].doc_id not in seen and len(out) < k:
+                seen.add(r[depth].doc_id)
+                out.append(r[depth])
+    return out
 
 
 # Sections that list links and sources rather than state facts: never evidence.

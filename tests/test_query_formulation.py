@@ -97,3 +97,96 @@ def test_retrieve_nothing_for_unrelated_question():
     r = MemoryRetriever(list(PASSAGES))
     q = "zxqv blorptastic?"
     assert qf.retrieve(r, qf.initial(q), 3, set(), 50, q) == []
+
+
+# ---- multi-hop and comparison -----------------------------------------------------------
+
+# Real lead sentences (vital-en, CC BY-SA Wikipedia contributors).
+HOP_PASSAGES = [
+    Passage(
+        "r-1",
+        "Rothschild family",
+        "",
+        "The Rothschild family is a wealthy Ashkenazi Jewish noble banking family originally "
+        "from Frankfurt, Germany.",
+    ),
+    Passage(
+        "f-1",
+        "Frankfurt",
+        "",
+        "Frankfurt am Main, usually shortened to Frankfurt, is the most populous city in the "
+        "German state of Hesse. Located in the foreland of the Taunus on its namesake river "
+        "Main, the city forms a continuous conurbation with Offenbach am Main.",
+    ),
+    Passage(
+        "g-1",
+        "Germany",
+        "",
+        "Germany is a country in Central Europe. Its capital and most populous city is Berlin.",
+    ),
+    Passage(
+        "o-1",
+        "Orange River",
+        "",
+        "The Orange River is the longest river in South Africa; the family of rivers that "
+        "originated in the Lesotho highlands stands out for its length.",
+    ),
+]
+# made up: a general article whose title is a query word and whose text holds more of the
+# follow-up query's words than Frankfurt's own lead
+HOP_PASSAGES.append(
+    Passage("c-1", "City", "", "A city often stands on a river, as Frankfurt does.")
+)
+HOP_Q = "On which river stands the city where the Rothschild family originated?"
+
+
+def test_augment_carries_the_bridge_entity():
+    first = HOP_PASSAGES[:1]
+    f = qf.augment(HOP_Q, "Frankfurt", first)
+    assert f.bridge[0] == "Frankfurt"
+    assert f.queries[0].split()[0] == "Frankfurt"
+    r = MemoryRetriever(list(HOP_PASSAGES))
+    got = qf.retrieve(r, f, 2, {"r-1"}, 50, HOP_Q)
+    assert got[0].title == "Frankfurt"
+
+
+def test_augment_without_passages_is_the_spec_query():
+    with_none = qf.augment(HOP_Q, "Frankfurt")
+    assert with_none.bridge == []
+    assert with_none.queries == [qf.augment(HOP_Q, "Frankfurt", []).queries[0]]
+    # a question with no bridge keeps the K_missing query even with passages
+    plain = qf.augment(QUESTION, "Lincoln was shot.", PASSAGES[:2])
+    assert plain.queries == qf.augment(QUESTION, "Lincoln was shot.").queries
+
+
+def test_iter_retgen_query_carries_the_bridge_entity():
+    # the intermediate answer is no help here; the first passage names the bridge
+    f = qf.with_answer(HOP_Q, "a banking family", HOP_PASSAGES[:1])
+    assert f.mode == "question+answer"
+    assert f.bridge[0] == "Frankfurt"
+    assert f.queries[-1] == f"{HOP_Q} a banking family"  # ITER-RETGEN's own query stays
+    r = MemoryRetriever(list(HOP_PASSAGES))
+    got = qf.retrieve(r, f, 1, {"r-1"}, 50, HOP_Q)
+    assert [p.title for p in got] == ["Frankfurt"]
+
+
+def test_comparison_initial_retrieves_each_option():
+    ps = [
+        Passage("n-1", "Nile", "", "The Nile is a river in Africa, 7,088 kilometres long."),
+        # distractors that share more words with the question than the options' articles
+        Passage("n-2", "White Nile", "", "The White Nile is a river, longer than the Blue Nile."),
+        Passage("n-3", "Blue Nile", "", "The Blue Nile river is longer in flood, a Nile source."),
+        Passage("p-1", "Paraná River", "", "The Paraná River is a river of 4,880 kilometres."),
+    ]
+    q = "Which river is longer, the Nile or the Paraná?"
+    f = qf.initial(q)
+    assert f.mode == "initial"
+    assert f.queries[:2] == ["Nile river", "Paraná river"]
+    got = qf.retrieve(MemoryRetriever(ps), f, 2, set(), 50, q)
+    assert {p.title for p in got} == {"Nile", "Paraná River"}
+
+
+def test_initial_is_the_question_for_other_questions():
+    f = qf.initial(QUESTION)
+    assert f.queries == [QUESTION]
+    assert f.query_scorers is None

@@ -296,10 +296,10 @@ class ScimFamilyLoop:
         self, question: str, answer: str, report: QualityReport, run: Run
     ) -> qf.Formulation:
         if not self.adaptive:
-            return qf.with_answer(question, answer)
+            return qf.with_answer(question, answer, run.passages)
         if next_mode(report, self.settings) == "refine":
             return qf.refine(question, answer, run.passages)
-        return qf.augment(question, answer)
+        return qf.augment(question, answer, run.passages)
 
     def _finish(
         self, run: Run, chosen: _Iteration, decision: str, reason: str, question: str
