@@ -32,6 +32,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from scim_edge import bridge, comparison
 from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
@@ -529,8 +530,17 @@ class ExtractiveGenerator:
             return "", [], {}
         info = rf.analyse(question)
         longer = bool(guidance and _LONGER.search(guidance) and not _SHORTER.search(guidance))
+        if info.kind == "choice" or comparison.parse(question) is not None:
+            picked = comparison.compare(question, passages)
+            if picked is not None:
+                option, facts = picked
+                fact = facts.get(option)
+                return option, [fact.support()] if fact else [], {"comparison": 1.0}
         if info.kind not in ("open", "choice"):
-            reading = self.reader.read(info, passages, exclude)
+            # The entity a multi-hop question describes is the way to the answer, not the
+            # answer: like a span of the question, it is never the short answer.
+            bridges = bridge.bridge_entities(question, passages, limit=2)
+            reading = self.reader.read(info, passages, [*exclude, *bridges])
             feats = reading.features(info.kind)
             c = reading.candidate
             if c is not None:
