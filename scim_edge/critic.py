@@ -461,6 +461,8 @@ class HeuristicCritic:
         self._evaluator = evaluator
         self.max_gaps = MAX_EVIDENCE_GAPS
         self.direct_max_words = DIRECT_MAX_WORDS
+        # set when this critic stands in for a trained one that did not fit (a warning)
+        self.fallback_warning: str | None = None
 
     @property
     def evaluator(self) -> Any:
@@ -733,6 +735,15 @@ def make_critic(settings: Settings, engine: Any | None = None) -> Critic:
 
     if settings.critic == "heuristic":
         return HeuristicCritic(settings)
+    if settings.critic == "trained":
+        from scim_edge.confidence import Confidence
+
+        conf = Confidence.for_engine(engine, settings) if engine is not None else None
+        if conf is None or conf.critic is None:
+            fallback = HeuristicCritic(settings)
+            fallback.fallback_warning = conf.warning if conf is not None and conf.notify else None
+            return fallback
+        return LearnedCritic(settings, conf)
     if settings.critic == "model":
         model, name = load_seq2seq(settings, engine)
         if model is None:
@@ -741,7 +752,7 @@ def make_critic(settings: Settings, engine: Any | None = None) -> Critic:
                 hint="install one with `scim-edge models import DIR`, or use --critic heuristic",
             )
         return ModelCritic(settings, model, name)
-    raise ModelError(f"unknown critic '{settings.critic}' (choose heuristic or model)")
+    raise ModelError(f"unknown critic '{settings.critic}' (choose trained, heuristic or model)")
 
 
 def load_seq2seq(settings: Settings, engine: Any | None = None) -> tuple[Any | None, str]:
@@ -778,3 +789,45 @@ def _load_installed_seq2seq(settings: Settings) -> tuple[Any | None, str]:
 
     path = Path(getattr(path, "path", path))
     return Seq2SeqModel.load(path, threads=settings.threads), path.name
+
+
+class LearnedCritic:
+    """SIM-RAG's trained Critic as the simrag loop's judge (§3.3): accept when the
+    calibrated confidence that the answer is right reaches `threshold`. A rejection names
+    the evidence still missing (found as the heuristic critic finds it), which becomes the
+    next round's query; the rejected answer itself is excluded from the next reading (§3.4).
+    """
+
+    name = "trained"
+
+    def __init__(self, settings: Settings, confidence: Any, threshold: float | None = None):
+        from scim_edge.trained_critic import ACCEPT_THRESHOLD
+
+        self.settings = settings
+        self.confidence = confidence
+        self.threshold = ACCEPT_THRESHOLD if threshold is None else threshold
+        self.heuristic = HeuristicCritic(settings)
+
+    def verdict(
+        self, question: str, answer: str, passages: Sequence[Passage], probability: float
+    ) -> Verdict:
+        if probability >= self.threshold:
+            return Verdict(True, [], reason=f"confidence {probability:.0%} ≥ {self.threshold:.0%}")
+        found = self.heuristic.judge(question, answer, passages)
+        issues = [i for i in found.issues if not i.lower().startswith("unsupported")]
+        return Verdict(
+            False,
+            issues[:3],
+            form_only=False,
+            reason=f"confidence {probability:.0%} < {self.threshold:.0%}",
+        )
+
+    def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict:
+        """Without a round's context (reader signals, history), judge it as a first round."""
+        from scim_edge.quality import Evaluator
+
+        report = Evaluator(self.settings).score(question, answer, passages)
+        p = self.confidence.round(answer, report.scores(), {}, 1, [x.doc_id for x in passages],
+                                  [x.doc_id for x in passages], [],
+                                  {x.doc_id: x.score for x in passages})  # fmt: skip
+        return self.verdict(question, answer, passages, p or 0.0)

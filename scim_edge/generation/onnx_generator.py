@@ -8,6 +8,7 @@ imported only here, so the extractive path never loads ONNX Runtime.
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,14 @@ class OnnxGenerator:
         passages: list[Passage],
         guidance: str | None = None,
         max_new_tokens: int | None = None,
+        exclude: Collection[str] = (),
     ) -> Generation:
         s = self.settings
         t0 = time.perf_counter()
+        if exclude:  # the Critic's feedback (SIM-RAG §3.4), in the prompt
+            rejected = "; ".join(x for x in exclude if x.strip())
+            note = f"These answers were judged wrong: {rejected}."
+            guidance = f"{guidance} {note}" if guidance else note
         prompt = build_prompt_for(s, question, passages, guidance, tokenizer=self.model)
         max_new = max_new_tokens or s.max_new_tokens
         text, n_in, n_out = self.model.generate_text(

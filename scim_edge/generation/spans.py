@@ -119,21 +119,54 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
             if word in tu.STOPWORDS or word in _MONTHS:
                 word = ""
             _add(out, taken, sentence, m.group(0), "number", m.start(), word)
-    pos = 0
-    for ent in tu.entities(sentence):
+    for ent, start in _entity_runs(sentence):
         words = ent.split()
         if len(words) > MAX_ENTITY_WORDS or {w.lower() for w in words} & _MONTHS:
             continue
-        start = sentence.find(ent, pos)
-        if start < 0:
-            start = sentence.find(ent)
-        if start < 0:
-            continue
-        pos = start + len(ent)
         _add(out, taken, sentence, ent, "entity", start)
     _noun_phrases(sentence, out, taken)
     out.sort(key=lambda s: s.start)
     return tuple(out)
+
+
+_CONNECT = frozenset(
+    {"of", "de", "von", "van", "da", "del", "al", "bin", "ibn", "&", "the", "la", "le"}
+)
+
+
+def _entity_runs(sentence: str) -> list[tuple[str, int]]:
+    """Runs of capitalised words tagged as names or name modifiers ("Hanseatic League",
+    "Bank of England", "Tang dynasty" keeps "Tang"); a sentence's first word counts only
+    when the tagger calls it a proper noun."""
+    tags = tu.sentence_tags(sentence)
+    runs: list[tuple[str, int]] = []
+    run: list[str] = []
+    run_start = 0
+    cursor = 0
+
+    def flush() -> None:
+        while run and run[-1].lower() in _CONNECT:
+            run.pop()
+        if run:
+            runs.append((" ".join(run), run_start))
+        run.clear()
+
+    for i, (tok, tag) in enumerate(tags):
+        at = sentence.find(tok, cursor)
+        if at >= 0:
+            cursor = at + len(tok)
+        cap = tok[:1].isupper() and any(ch.isalpha() for ch in tok)
+        proper = tag in ("NNP", "NNPS")
+        if cap and (proper or (i > 0 and tag in ("JJ", "NN", "NNS", "CD"))):
+            if not run:
+                run_start = max(at, 0)
+            run.append(tok)
+        elif run and tok.lower() in _CONNECT and i + 1 < len(tags) and tags[i + 1][0][:1].isupper():
+            run.append(tok)
+        else:
+            flush()
+    flush()
+    return runs
 
 
 def _noun_phrases(sentence: str, out: list[Span], taken: list[tuple[int, int]]) -> None:

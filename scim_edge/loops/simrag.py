@@ -33,11 +33,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scim_edge.confidence import Confidence, confidence_tier
 from scim_edge.critic import (
     FEEDBACK_CHARS,
     NO_EVIDENCE,
     UNSUPPORTED,
     HeuristicCritic,
+    LearnedCritic,
     bound,
     guidance_for,
     has_evidence_signal,
@@ -46,7 +48,7 @@ from scim_edge.critic import (
     make_critic,
 )
 from scim_edge.errors import ConfigError
-from scim_edge.loops.base import Run, make_bindings, ms_since
+from scim_edge.loops.base import Run, as_read, make_bindings, ms_since
 from scim_edge.quality import tier as tier_of
 from scim_edge.types import (
     DIMENSIONS,
@@ -56,6 +58,7 @@ from scim_edge.types import (
     Event,
     Final,
     Generated,
+    IterationRecord,
     IterationStarted,
     Passage,
     QualityReport,
@@ -168,6 +171,8 @@ class SimRagLoop:
         self.retriever = retriever or extras.get("retriever") or self._retriever()
         self.generator = engine.generator
         self.critic = critic or extras.get("critic") or make_critic(settings, engine)
+        # every answer carries a confidence, whichever critic judges it
+        self.confidence = Confidence.for_engine(engine, settings)
         if rewriter is None and "rewriter" not in extras:
             from scim_edge.rewriter import make_rewriter
 
@@ -248,10 +253,35 @@ class SimRagLoop:
                     taken.append(p)
         return taken
 
-    def _judge(self, answer: str, passages: list[Passage]) -> Verdict:
+    def _generate(
+        self, question: str, passages: list[Passage], guidance: str | None, rejected: list[str]
+    ) -> Any:
+        """Generate with the Critic's feedback (SIM-RAG §3.4): answers it rejected are
+        excluded from the reading (the extractive reader) or named in the prompt (Flan-T5)."""
+        kwargs: dict[str, Any] = {
+            "guidance": guidance,
+            "max_new_tokens": self.settings.max_new_tokens,
+        }
+        if rejected and _takes_exclude(self.generator):
+            kwargs["exclude"] = list(rejected)
+        return self.generator.generate(question, passages, **kwargs)
+
+    def _record(self, run: Run, t: int, mode: str, queries: list[str], new: list[Passage],
+                answer: str, report: QualityReport, decision: str, verdict_d: dict[str, Any],
+                gen: Any, p: float | None) -> IterationRecord:  # fmt: skip
+        rec = run.record(t, mode, queries, new, answer, report.scores(), decision, verdict_d,
+                         support=gen.support, features=gen.features)  # fmt: skip
+        rec.confidence = None if p is None else round(p, 4)
+        return rec
+
+    def _judge(self, answer: str, passages: list[Passage], p: float | None = None) -> Verdict:
         """The critic's verdict, with contract 9 enforced on top: an abstention is never
-        approved, whatever the critic says."""
-        verdict = self.critic.judge(self._question, answer, list(passages))
+        approved, whatever the critic says. The trained Critic judges by `p`, the round's
+        calibrated confidence."""
+        if isinstance(self.critic, LearnedCritic) and p is not None:
+            verdict = self.critic.verdict(self._question, answer, list(passages), p)
+        else:
+            verdict = self.critic.judge(self._question, answer, list(passages))
         if not isinstance(verdict, Verdict):
             raise TypeError(f"critic {self.bindings['critic']} returned {type(verdict).__name__}")
         if is_abstention(answer):
@@ -294,7 +324,11 @@ class SimRagLoop:
             engine=self.engine,
             bindings=dict(self.bindings),
         )
-        yield run.emit(Bindings(bindings=dict(self.bindings)))
+        run.bindings["confidence"] = self.confidence.name
+        fallback = getattr(self.critic, "fallback_warning", None)
+        if fallback:
+            run.warnings.append(fallback)
+        yield from run.out(Bindings(bindings=dict(self.bindings)))
 
         queries = [question]
         if self.rewriter is not None:
@@ -302,17 +336,18 @@ class SimRagLoop:
             queries += [r for r in rewrites if r.lower() != question.lower()]
         last_answer = ""
         last_verdict: Verdict | None = None
+        rejected: list[str] = []  # answers the critic rejected: never offered again (§3.4)
 
         for t in range(1, s.max_iterations + 1):
             mode = f"critic-{t}"
             run.begin_iteration()
-            yield run.emit(IterationStarted(t=t, mode=mode, queries=list(queries)))
+            yield from run.out(IterationStarted(t=t, mode=mode, queries=list(queries)))
 
-            yield run.emit(StepStarted(t=t, step="retrieve"))
+            yield from run.out(StepStarted(t=t, step="retrieve"))
             t0 = time.perf_counter()
             with run.step("retrieve"):
                 new = run.add(self._retrieve(queries, s.k1 if t == 1 else s.k2, run.seen_ids))
-            yield run.emit(
+            yield from run.out(
                 Retrieved(
                     t=t,
                     mode=mode,
@@ -351,18 +386,16 @@ class SimRagLoop:
                     "stop",
                     last_verdict.to_dict() if last_verdict else None,
                 )
-                yield run.emit(Decided(t=t, decision="stop", reason=why, record=rec))
+                yield from run.out(Decided(t=t, decision="stop", reason=why, record=rec))
                 yield self._stop(run, STOP_NO_EVIDENCE if t == 1 else STOP_NO_NEW)
                 return
 
             passages = list(run.passages)
-            yield run.emit(StepStarted(t=t, step="generate"))
+            yield from run.out(StepStarted(t=t, step="generate"))
             with run.step("generate"):
-                gen = self.generator.generate(
-                    question, passages, guidance=None, max_new_tokens=s.max_new_tokens
-                )
+                gen = self._generate(question, passages, None, rejected)
             answer = gen.text.strip()
-            yield run.emit(
+            yield from run.out(
                 Generated(
                     t=t,
                     answer=answer,
@@ -372,25 +405,29 @@ class SimRagLoop:
                 )
             )
 
-            yield run.emit(StepStarted(t=t, step="critique"))
+            yield from run.out(StepStarted(t=t, step="critique"))
             t0 = time.perf_counter()
             with run.step("critique"):
-                verdict = self._judge(answer, passages)
-            yield run.emit(Critiqued(t=t, verdict=verdict, ms=ms_since(t0)))
+                report = self.evaluator.score(question, as_read(answer, gen.support), passages)
+                p = self.confidence.round(
+                    answer, report.scores(), gen.features, t, [x.doc_id for x in new],
+                    run.doc_ids, [r.answer for r in run.records],
+                    {x.doc_id: x.score for x in passages},
+                )  # fmt: skip
+                verdict = self._judge(answer, passages, p)
+            yield from run.out(Critiqued(t=t, verdict=verdict, ms=ms_since(t0)))
 
             regeneration: dict[str, Any] | None = None
             if not verdict.accept and verdict.form_only:
                 # Contract 7: one regeneration, same question and passages, bounded guidance.
                 guidance = guidance_for(verdict)
-                yield run.emit(StepStarted(t=t, step="regenerate"))
+                yield from run.out(StepStarted(t=t, step="regenerate"))
                 with run.step("regenerate"):
-                    gen2 = self.generator.generate(
-                        question, passages, guidance=guidance, max_new_tokens=s.max_new_tokens
-                    )
+                    gen2 = self._generate(question, passages, guidance, rejected)
                 revised = gen2.text.strip()
                 with run.step("critique"):
-                    verdict2 = self._judge(revised, passages)
-                yield run.emit(
+                    verdict2 = self._judge(revised, passages, p)
+                yield from run.out(
                     Regenerated(
                         t=t, original=answer, guidance=guidance, revised=revised, verdict=verdict2
                     )
@@ -402,12 +439,14 @@ class SimRagLoop:
                     "verdict": verdict2.to_dict(),
                     "first_verdict": verdict.to_dict(),
                 }
-                answer, verdict = revised, verdict2
+                answer, verdict, gen = revised, verdict2, gen2
 
             t0 = time.perf_counter()
             with run.step("evaluate"):
-                report = self._grounded(self.evaluator.score(question, answer, passages))
-            yield run.emit(Scored(t=t, report=report, ms=ms_since(t0)))
+                if regeneration is not None:
+                    report = self.evaluator.score(question, as_read(answer, gen.support), passages)
+                report = self._grounded(report)
+            yield from run.out(Scored(t=t, report=report, ms=ms_since(t0)))
             last_answer, last_verdict = answer, verdict
             verdict_d = verdict.to_dict()
             if regeneration is not None:
@@ -415,10 +454,9 @@ class SimRagLoop:
 
             if verdict.accept:
                 stop = STOP_APPROVED_REGEN if regeneration else STOP_APPROVED
-                rec = run.record(
-                    t, mode, queries, new, answer, report.scores(), "accept", verdict_d
-                )
-                yield run.emit(
+                rec = self._record(run, t, mode, queries, new, answer, report, "accept",
+                                   verdict_d, gen, p)  # fmt: skip
+                yield from run.out(
                     Decided(
                         t=t, decision="accept", reason=_accept_reason(verdict, stop), record=rec
                     )
@@ -428,12 +466,15 @@ class SimRagLoop:
                     status="accepted",
                     stop_reason=stop,
                     quality=report.quality,
-                    tier=report.tier,
+                    tier=confidence_tier(p) if p is not None else report.tier,
+                    support=gen.support,
+                    confidence=p,
                 )
                 return
             if t >= s.max_iterations:
-                rec = run.record(t, mode, queries, new, answer, report.scores(), "stop", verdict_d)
-                yield run.emit(
+                rec = self._record(run, t, mode, queries, new, answer, report, "stop",
+                                   verdict_d, gen, p)  # fmt: skip
+                yield from run.out(
                     Decided(
                         t=t,
                         decision="stop",
@@ -448,8 +489,11 @@ class SimRagLoop:
             # noted in its verdict and take effect only from the next round.
             next_queries, rule = followup_queries(question, verdict)
             verdict_d["followup"] = {"rule": rule, "queries": list(next_queries)}
-            rec = run.record(t, mode, queries, new, answer, report.scores(), "reject", verdict_d)
-            yield run.emit(
+            rec = self._record(run, t, mode, queries, new, answer, report, "reject",
+                               verdict_d, gen, p)  # fmt: skip
+            if answer and not is_abstention(answer):
+                rejected.append(answer)
+            yield from run.out(
                 Decided(
                     t=t,
                     decision="reject",
@@ -484,3 +528,13 @@ def _reject_reason(verdict: Verdict) -> str:
     parts = [verdict.reason] if verdict.reason else []
     parts += [i for i in verdict.issues if i not in parts]
     return "the critic rejects" + (": " + "; ".join(parts) if parts else "")
+
+
+def _takes_exclude(generator: Any) -> bool:
+    """Whether the generator accepts the Critic's rejected answers (`exclude=`)."""
+    import inspect
+
+    try:
+        return "exclude" in inspect.signature(generator.generate).parameters
+    except (TypeError, ValueError):
+        return False

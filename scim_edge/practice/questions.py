@@ -27,13 +27,16 @@ from scim_edge.quality import well_formed
 from scim_edge.query_formulation import is_boilerplate
 from scim_edge.types import Passage
 
-KIND_WEIGHTS = {"entity": 0.5, "year": 0.15, "date": 0.1, "number": 0.15, "np": 0.06}
+KIND_WEIGHTS = {"entity": 0.4, "year": 0.2, "date": 0.1, "number": 0.2, "np": 0.1}
 MIN_WORDS, MAX_WORDS = 7, 45
 _PRONOUNS = {"he": "", "she": "", "it": "", "they": "", "his": "'s", "her": "'s", "its": "'s",
              "their": "'s", "this": "", "the": None}  # fmt: skip
 _TIME_PREPS = {"in", "on", "since", "by", "from", "until", "during", "around", "circa", "c."}
 _PLACE_PREPS = {"in", "at", "from", "near", "into", "to"}
 DROP_CONTENT = 0.45
+TERSE_SHARE = 0.25  # questions that keep only the relation words and the subject
+TERSE_WORDS = 3
+NP_ONLY_SKIP = 0.7  # most sentences with nothing but noun phrases are passed over
 DROP_STOPWORD = 0.35
 
 
@@ -97,6 +100,8 @@ def make_question(sentence: str, span: Span, title: str, rng: random.Random) -> 
         body = [f"{title}{suffix}", *body[1:]]
     kept: list[str] = []
     title_words = {w.lower() for w in tu.words(title)}
+    if rng.random() < TERSE_SHARE:
+        body = _terse(kept_before, kept_after, title_words)
     for w in body:
         clean = w.strip(".,;:()\"'“”‘’").lower()
         if not clean:
@@ -121,6 +126,24 @@ def make_question(sentence: str, span: Span, title: str, rng: random.Random) -> 
     return question
 
 
+def _terse(before: list[str], after: list[str], title_words: set[str]) -> list[str]:
+    """A terse question's words: the relation words nearest the answer (at most
+    TERSE_WORDS content words, with the function words between them) and the title's
+    words — "Who designed Delhi's Red Fort?" rather than the whole sentence."""
+
+    def content(w: str) -> bool:
+        c = w.strip(".,;:()\"'“”‘’").lower()
+        return bool(c) and c not in tu.STOPWORDS
+
+    near_after = [i for i, w in enumerate(after) if content(w)][:TERSE_WORDS]
+    near_before = [i for i, w in enumerate(before) if content(w)][-1:]
+    words = before[near_before[0] :] if near_before else []
+    if near_after:
+        words += after[: near_after[-1] + 1]
+    titled = [w for w in before + after if w.strip(".,;:()\"'“”‘’").lower() in title_words]
+    return [*titled[:4], *[w for w in words if w not in titled]]
+
+
 def _pick_span(spans: list[Span], title: str, rng: random.Random) -> Span | None:
     title_key = normalise(title)
     usable = [
@@ -133,8 +156,13 @@ def _pick_span(spans: list[Span], title: str, rng: random.Random) -> Span | None
     ]
     if not usable:
         return None
-    weights = [KIND_WEIGHTS.get(s.kind, 0.1) for s in usable]
-    return rng.choices(usable, weights=weights, k=1)[0]
+    # the kind first, by KIND_WEIGHTS, so the many noun phrases of a sentence do not
+    # crowd out its one name or date (people mostly ask for names, dates and numbers)
+    kinds = sorted({s.kind for s in usable})
+    if kinds == ["np"] and rng.random() < NP_ONLY_SKIP:
+        return None
+    kind = rng.choices(kinds, weights=[KIND_WEIGHTS.get(k, 0.1) for k in kinds], k=1)[0]
+    return rng.choice([s for s in usable if s.kind == kind])
 
 
 def pairs_from_passages(
