@@ -260,7 +260,10 @@ class UDPerceptronTagger:
 
     The model was trained on UD English-EWT with punctuation dropped and words only (no
     numerals), so only word tokens are passed to it, as in its training stream;
-    punctuation, numbers and split clitics are tagged by rule. Its inference module is
+    punctuation, numbers and split clitics are tagged by rule. Its training text is web
+    English (EWT), where Wikipedia's rare names are out of vocabulary and get guessed from
+    suffixes ("Achilles" as a verb); a capitalised word it never saw is read as a proper
+    noun, the cue the model itself lacks for unseen words. Its inference module is
     loaded from the installed file (same feature templates as its training), without
     importing the package, whose `__init__` needs the rest of denckring.
     """
@@ -309,8 +312,13 @@ class UDPerceptronTagger:
                 stream.append(i)
         # The model saw bare words: "Dr." and "p.m." reach it without their end period.
         labels = self.model.tag([toks[i].rstrip(".") or toks[i] for i in stream]) if stream else []
+        vocabulary = self.model.vocabulary
         for i, label in zip(stream, labels, strict=True):
-            tags[i] = _penn_of_ud(toks[i], label)
+            word = toks[i].rstrip(".") or toks[i]
+            if word[:1].isupper() and word.lower() not in vocabulary:
+                tags[i] = "NNP"  # a capitalised word the model never saw: a name
+            else:
+                tags[i] = _penn_of_ud(toks[i], label)
         return [(tok, tag or "NN") for tok, tag in zip(toks, tags, strict=True)]
 
 

@@ -120,3 +120,11 @@ def test_doctor_warns_on_a_fallback(packaged, monkeypatch):
     assert by_name["pos_tags"].status == "warning"
     assert "denckring-en-pos" in by_name["pos_tags"].hint
     assert by_name["sentences"].status == "ok"
+
+
+def test_unseen_capitalised_names_are_proper_nouns(packaged):
+    """EWT never saw "Achilles" or "Myrmidons"; suffixes alone would make a verb of one."""
+    tags = dict(tu.sentence_tags("Achilles: his father was the king of the Myrmidons."))
+    assert tags["Achilles"] == "NNP"
+    assert tags["Myrmidons"] == "NNP"
+    assert tags["king"] == "NN"
