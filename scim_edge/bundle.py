@@ -54,39 +54,6 @@ Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 # ---- progress ---------------------------------------------------------------------------
 
 
-class StderrProgress:
-    """Bytes done of total on stderr: one rewritten line on a terminal, else a line every
-    ten per cent, so logs stay readable."""
-
-    def __init__(self, label: str, stream: IO[str] | None = None) -> None:
-        self.label = label
-        self.stream = stream or sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.monotonic()
-        self.last_step = 0
-        self.last_draw = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        frac = done / total if total else 1.0
-        elapsed = max(time.monotonic() - self.start, 1e-6)
-        line = (
-            f"{self.label}: {done / 1e6:,.1f} / {total / 1e6:,.1f} MB ({frac:.0%}), "
-            f"{done / 1e6 / elapsed:,.1f} MB/s"
-        )
-        if self.tty:
-            now = time.monotonic()
-            if now - self.last_draw >= 0.1 or done >= total:
-                self.stream.write("\r" + line + ("\n" if done >= total else ""))
-                self.stream.flush()
-                self.last_draw = now
-            return
-        step = int(frac * 10)
-        if step != self.last_step and (step > 0 or done >= total):
-            self.last_step = step
-            self.stream.write(line + "\n")
-            self.stream.flush()
-
-
 def _no_progress(done: int, total: int) -> None:
     return None
 

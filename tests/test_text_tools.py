@@ -128,3 +128,9 @@ def test_unseen_capitalised_names_are_proper_nouns(packaged):
     assert tags["Achilles"] == "NNP"
     assert tags["Myrmidons"] == "NNP"
     assert tags["king"] == "NN"
+
+
+def test_capitalised_title_words_mid_sentence_are_proper_nouns(packaged):
+    text = "In what year did Jonathan Swift publish his satirical essay A Modest Proposal?"
+    assert tu.entities(text) == ["Jonathan Swift", "Modest Proposal"]
+    assert dict(tu.sentence_tags(text))["satirical"] == "JJ"
