@@ -176,8 +176,12 @@ def export_model(
     force: bool = False,
     verbose: bool = False,
     log: Callable[[str], None] = lambda s: None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Path:
-    """Export `source` (hub id or local dir) into the store; return the model directory."""
+    """Export `source` (hub id or local dir) into the store; return the model directory.
+
+    `log` gets a line per stage; `progress` gets (stages done, stages in all): the ONNX
+    export, each graph's int8 quantisation, and the hashing."""
     require_export_extra()
     src, local = resolve_source(source)
     if kind is None:
@@ -201,13 +205,32 @@ def export_model(
     elif getattr(config, "is_encoder_decoder", False):
         raise ModelError(f"{source} is an encoder-decoder model, not a sentence embedding model")
 
+    n_quantize = len(SEQ2SEQ_GRAPHS) if kind == "seq2seq" and quantize else 0
+    steps = _Steps(2 + n_quantize, progress)
     with atomic_dir(target, force=force, what="model") as tmp:
         if kind == "seq2seq":
-            manifest = _export_seq2seq(src, local, tmp, name, src, quantize, verbose, log)
+            manifest = _export_seq2seq(src, local, tmp, name, src, quantize, verbose, log, steps)
         else:
-            manifest = _export_embedding(src, local, tmp, name, src, verbose, log)
+            manifest = _export_embedding(src, local, tmp, name, src, verbose, log, steps)
         store.write_manifest(tmp, manifest)
+        steps.advance()
     return target
+
+
+class _Steps:
+    """Counts finished export stages for a (done, total) progress callback."""
+
+    def __init__(self, total: int, progress: Callable[[int, int], None] | None) -> None:
+        self.total = total
+        self.done = 0
+        self.progress = progress
+        if progress is not None:
+            progress(0, total)
+
+    def advance(self) -> None:
+        self.done = min(self.total, self.done + 1)
+        if self.progress is not None:
+            self.progress(self.done, self.total)
 
 
 def _main_export(src: str, local: bool, out: Path, task: str, verbose: bool) -> None:
@@ -256,12 +279,14 @@ def _export_seq2seq(
     quantize: bool,
     verbose: bool,
     log: Callable[[str], None],
+    steps: _Steps,
 ) -> dict[str, Any]:
     raw = tmp / ".raw"
     t0 = time.perf_counter()
     log(f"exporting {source} to ONNX (encoder, decoder, decoder with past)...")
     _main_export(src, local, raw, "text2text-generation-with-past", verbose)
     export_s = time.perf_counter() - t0
+    steps.advance()
     missing = [g for g in SEQ2SEQ_GRAPHS if not (raw / f"{g}.onnx").is_file()]
     if missing:
         raise ModelError(f"export of {source} produced no {missing[0]}.onnx")
@@ -280,6 +305,7 @@ def _export_seq2seq(
         for g in SEQ2SEQ_GRAPHS:
             with _quiet(verbose):
                 quantize_int8(fp32 / f"{g}.onnx", tmp / "int8" / f"{g}.onnx")
+            steps.advance()
         quantize_s = time.perf_counter() - t1
         variants["int8"] = [f"int8/{g}.onnx" for g in SEQ2SEQ_GRAPHS]
     if not (tmp / "generation_config.json").is_file():
@@ -318,12 +344,14 @@ def _export_embedding(
     source: str,
     verbose: bool,
     log: Callable[[str], None],
+    steps: _Steps,
 ) -> dict[str, Any]:
     raw = tmp / ".raw"
     t0 = time.perf_counter()
     log(f"exporting {source} to ONNX (one graph)...")
     _main_export(src, local, raw, "feature-extraction", verbose)
     export_s = time.perf_counter() - t0
+    steps.advance()
     if not (raw / "model.onnx").is_file():
         raise ModelError(f"export of {source} produced no model.onnx")
     _ensure_tokenizer_json(src, local, raw)

@@ -161,6 +161,110 @@ class Timed:
     steps: int
 
 
+@dataclass
+class _BeamState:
+    """The arrays of one beam search (batch 1), as transformers' `_beam_search` keeps them."""
+
+    k: int
+    max_len: int  # decoder prompt (start token) + new tokens
+    vocab: int
+    keep: int  # candidates scored per step: enough that k survive any EOS hits
+    eos_arr: np.ndarray
+    top_k_mask: np.ndarray
+    running: np.ndarray
+    running_scores: np.ndarray
+    finished: np.ndarray
+    finished_scores: np.ndarray
+    finished_len: np.ndarray
+    is_finished: np.ndarray
+    improvable: bool = True
+    rows: int = 1  # the first step runs on one row: every beam starts identical
+    cur_len: int = 1
+    mask_k: Any = None
+
+    @classmethod
+    def start(
+        cls, k: int, max_len: int, vocab: int, start_id: int, eos_id: int, eos_ids: list[int]
+    ) -> _BeamState:
+        keep = max(2, 1 + len(eos_ids)) * k
+        running = np.full((k, max_len), eos_id, dtype=np.int64)
+        running[:, 0] = start_id
+        running_scores = np.zeros(k, dtype=np.float32)
+        running_scores[1:] = BIG_NEG
+        return cls(
+            k=k,
+            max_len=max_len,
+            vocab=vocab,
+            keep=keep,
+            eos_arr=np.asarray(eos_ids, dtype=np.int64),
+            top_k_mask=np.arange(keep) < k,
+            running=running,
+            running_scores=running_scores,
+            finished=running.copy(),
+            finished_scores=np.full(k, BIG_NEG, dtype=np.float32),
+            finished_len=np.zeros(k, dtype=np.int64),
+            is_finished=np.zeros(k, dtype=bool),
+        )
+
+    def select(self, logp: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """e. Score the continuations; the best `k` unfinished ones keep running.
+
+        Returns the candidates, their scores, which of them ended, and the source beam of
+        each running beam (to reorder the caches)."""
+        acc = (logp + self.running_scores[: self.rows, None]).reshape(-1)
+        top = topk(acc, self.keep)
+        top_scores = acc[top]
+        src_beam = top // self.vocab
+        top_tok = top % self.vocab
+        cand = self.running[src_beam]
+        cand[:, self.cur_len] = top_tok
+        hits = np.isin(top_tok, self.eos_arr) | (self.cur_len + 1 >= self.max_len)
+        run_scores = top_scores + hits.astype(np.float32) * BIG_NEG
+        nxt = topk(run_scores, self.k)
+        self.running = cand[nxt]
+        self.running_scores = run_scores[nxt]
+        return cand, top_scores, hits, src_beam[nxt]
+
+    def finish(
+        self,
+        cand: np.ndarray,
+        top_scores: np.ndarray,
+        hits: np.ndarray,
+        length_penalty: float,
+        early_stopping: bool | str,
+    ) -> None:
+        """f. Finished hypotheses (only those among the top `k`) join the finished set."""
+        just_done = hits & self.top_k_mask
+        fin = top_scores / np.float32((self.cur_len + 1 - 1) ** length_penalty)
+        if early_stopping is True and self.is_finished.all():
+            fin = fin + BIG_NEG
+        if not self.improvable:
+            fin = fin + BIG_NEG
+        fin = fin + (~just_done).astype(np.float32) * BIG_NEG
+        merged_scores = np.concatenate([self.finished_scores, fin.astype(np.float32)])
+        pick = topk(merged_scores, self.k)
+        merged_len = np.concatenate(
+            [self.finished_len, np.full(self.keep, self.cur_len, dtype=np.int64)]
+        )
+        self.finished = np.concatenate([self.finished, cand])[pick]
+        self.finished_scores = merged_scores[pick]
+        self.finished_len = merged_len[pick]
+        self.is_finished = np.concatenate([self.is_finished, just_done])[pick]
+
+    def done(self, hits: np.ndarray, length_penalty: float, early_stopping: bool | str) -> bool:
+        """Advance one position; the early-stop heuristic and stopping rule of transformers."""
+        self.cur_len += 1
+        if early_stopping == "never" and length_penalty > 0.0:
+            best_len = self.max_len - 1
+        else:
+            best_len = self.cur_len - 1
+        best_possible = self.running_scores[0] / np.float32(best_len**length_penalty)
+        worst = np.where(self.is_finished, self.finished_scores.min(), BIG_NEG)
+        self.improvable = self.improvable and bool((best_possible > worst).any())
+        open_beam = not (bool(self.is_finished.all()) and early_stopping is True)
+        return not (self.improvable and open_beam and not bool(hits.all()))
+
+
 class Seq2SeqModel:
     """An exported T5-family model ready to generate. Build it with `Seq2SeqModel.load`."""
 
@@ -499,106 +603,64 @@ class Seq2SeqModel:
         length_penalty: float,
         early_stopping: bool | str,
     ):
-        """Beam search, a transcription of transformers' vectorised `_beam_search` (batch 1)."""
-        logits, self_kv, cross = self._first_step(hidden, mask_ov)
-        vocab = logits.shape[-1]
-        max_len = 1 + max_new  # decoder prompt (start token) + new tokens
-        keep = max(2, 1 + len(self.eos_ids)) * k
-        eos_arr = np.asarray(self.eos_ids, dtype=np.int64)
-        top_k_mask = np.arange(keep) < k
+        """Beam search, a transcription of transformers' vectorised `_beam_search` (batch 1).
 
-        running = np.full((k, max_len), self.eos_id, dtype=np.int64)
-        running[:, 0] = self.decoder_start_id
-        running_scores = np.zeros(k, dtype=np.float32)
-        running_scores[1:] = BIG_NEG
-        finished = running.copy()
-        finished_scores = np.full(k, BIG_NEG, dtype=np.float32)
-        finished_len = np.zeros(k, dtype=np.int64)
-        is_finished = np.zeros(k, dtype=bool)
-        improvable = True
-        rows = 1  # the first step runs on one row: every beam starts identical
-        cur_len = 1
+        Each step: score every continuation of the running beams, keep the best `k`
+        unfinished ones running (`_beam_select`), merge those that ended into the finished
+        set (`_beam_finish`), test the stopping rule (`_beam_done`), then reorder the caches
+        and run the decoder once more (`_beam_next`)."""
+        logits, self_kv, cross = self._first_step(hidden, mask_ov)
+        b = _BeamState.start(
+            k, 1 + max_new, logits.shape[-1], self.decoder_start_id, self.eos_id, self.eos_ids
+        )
+        b.mask_k = mask_ov
         steps = 1
-        tokens = np.empty((k, 1), dtype=np.int64)
-        mask_k = mask_ov
         while True:
             logp = log_softmax(logits.astype(np.float32, copy=False))
-            self._mask(
-                logp,
-                [running[r, :cur_len].tolist() for r in range(rows)],
-                cur_len - 1,
-                min_new,
-                ngram,
-            )
-            acc = (logp + running_scores[:rows, None]).reshape(-1)
-            top = topk(acc, keep)
-            top_scores = acc[top]
-            src_beam = top // vocab
-            top_tok = top % vocab
-            cand = running[src_beam]
-            cand[:, cur_len] = top_tok
-            hits = np.isin(top_tok, eos_arr) | (cur_len + 1 >= max_len)
-
-            # e. the best `k` unfinished candidates keep running
-            run_scores = top_scores + hits.astype(np.float32) * BIG_NEG
-            nxt = topk(run_scores, k)
-            running = cand[nxt]
-            running_scores = run_scores[nxt]
-            beam_idx = src_beam[nxt]
-
-            # f. finished hypotheses (only those among the top `k`) join the finished set
-            just_done = hits & top_k_mask
-            fin = top_scores / np.float32((cur_len + 1 - 1) ** length_penalty)
-            if early_stopping is True and is_finished.all():
-                fin = fin + BIG_NEG
-            if not improvable:
-                fin = fin + BIG_NEG
-            fin = fin + (~just_done).astype(np.float32) * BIG_NEG
-            merged_scores = np.concatenate([finished_scores, fin.astype(np.float32)])
-            pick = topk(merged_scores, k)
-            merged_seqs = np.concatenate([finished, cand])
-            merged_len = np.concatenate([finished_len, np.full(keep, cur_len, dtype=np.int64)])
-            merged_done = np.concatenate([is_finished, just_done])
-            finished = merged_seqs[pick]
-            finished_scores = merged_scores[pick]
-            finished_len = merged_len[pick]
-            is_finished = merged_done[pick]
-
-            cur_len += 1
-            # early-stop heuristic and the stopping condition, as in transformers
-            if early_stopping == "never" and length_penalty > 0.0:
-                best_len = max_len - 1
-            else:
-                best_len = cur_len - 1
-            best_possible = running_scores[0] / np.float32(best_len**length_penalty)
-            worst = np.where(is_finished, finished_scores.min(), BIG_NEG)
-            improvable = improvable and bool((best_possible > worst).any())
-            open_beam = not (bool(is_finished.all()) and early_stopping is True)
-            if not (improvable and open_beam and not bool(hits.all())):
+            seqs = [b.running[r, : b.cur_len].tolist() for r in range(b.rows)]
+            self._mask(logp, seqs, b.cur_len - 1, min_new, ngram)
+            cand, top_scores, hits, beam_idx = b.select(logp)
+            b.finish(cand, top_scores, hits, length_penalty, early_stopping)
+            if b.done(hits, length_penalty, early_stopping):
                 break
-
-            # g. reorder the self-attention cache and run the next step
-            if rows != k or not np.array_equal(beam_idx, np.arange(k)):
-                self_kv = self._reorder(self_kv, beam_idx)
-            if rows != k and not self._broadcast_cross:
-                cross = self._tile_cross(cross, k)
-            rows = k
-            tokens[:, 0] = running[:, cur_len - 1]
-            if not self._broadcast_cross and mask_k is mask_ov:
-                mask_k = ort.OrtValue.ortvalue_from_numpy(
-                    np.repeat(mask_ov.numpy(), k, axis=0), self._device, 0
-                )
-            try:
-                logits, self_kv = self._step(tokens, mask_k, self_kv, cross)
-            except Exception:  # noqa: BLE001 - graph without batch broadcast: tile once
-                if not self._broadcast_cross:
-                    raise
-                self._broadcast_cross = False
-                cross = self._tile_cross(cross, k)
-                mask_k = ort.OrtValue.ortvalue_from_numpy(
-                    np.repeat(mask_ov.numpy(), k, axis=0), self._device, 0
-                )
-                logits, self_kv = self._step(tokens, mask_k, self_kv, cross)
+            logits, self_kv, cross = self._beam_next(b, beam_idx, self_kv, cross, mask_ov)
             steps += 1
-        n = int(finished_len[0])
-        return finished[0, 1 : 1 + n].tolist(), steps
+        n = int(b.finished_len[0])
+        return b.finished[0, 1 : 1 + n].tolist(), steps
+
+    def _beam_next(
+        self,
+        b: _BeamState,
+        beam_idx: np.ndarray,
+        self_kv: dict[str, ort.OrtValue],
+        cross: dict[str, ort.OrtValue],
+        mask_ov: ort.OrtValue,
+    ) -> tuple[np.ndarray, dict[str, ort.OrtValue], dict[str, ort.OrtValue]]:
+        """g. Reorder the self-attention cache to the surviving beams and run the next step.
+
+        The cross-attention cache stays batch 1 while the graph broadcasts it over the beams;
+        a graph that cannot is detected on its first failure and gets a tiled copy once."""
+        k = b.k
+        if b.rows != k or not np.array_equal(beam_idx, np.arange(k)):
+            self_kv = self._reorder(self_kv, beam_idx)
+        if b.rows != k and not self._broadcast_cross:
+            cross = self._tile_cross(cross, k)
+        b.rows = k
+        tokens = np.ascontiguousarray(b.running[:, b.cur_len - 1 : b.cur_len])
+        if not self._broadcast_cross and b.mask_k is mask_ov:
+            b.mask_k = self._tiled_mask(mask_ov, k)
+        try:
+            logits, self_kv = self._step(tokens, b.mask_k, self_kv, cross)
+        except Exception:  # a graph without batch broadcast: tile once (re-raised otherwise)
+            if not self._broadcast_cross:
+                raise
+            self._broadcast_cross = False
+            cross = self._tile_cross(cross, k)
+            b.mask_k = self._tiled_mask(mask_ov, k)
+            logits, self_kv = self._step(tokens, b.mask_k, self_kv, cross)
+        return logits, self_kv, cross
+
+    def _tiled_mask(self, mask_ov: ort.OrtValue, k: int) -> ort.OrtValue:
+        return ort.OrtValue.ortvalue_from_numpy(
+            np.repeat(mask_ov.numpy(), k, axis=0), self._device, 0
+        )

@@ -54,39 +54,6 @@ Progress = Callable[[int, int], None]  # (bytes done, bytes total)
 # ---- progress ---------------------------------------------------------------------------
 
 
-class StderrProgress:
-    """Bytes done of total on stderr: one rewritten line on a terminal, else a line every
-    ten per cent, so logs stay readable."""
-
-    def __init__(self, label: str, stream: IO[str] | None = None) -> None:
-        self.label = label
-        self.stream = stream or sys.stderr
-        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
-        self.start = time.monotonic()
-        self.last_step = 0
-        self.last_draw = 0.0
-
-    def __call__(self, done: int, total: int) -> None:
-        frac = done / total if total else 1.0
-        elapsed = max(time.monotonic() - self.start, 1e-6)
-        line = (
-            f"{self.label}: {done / 1e6:,.1f} / {total / 1e6:,.1f} MB ({frac:.0%}), "
-            f"{done / 1e6 / elapsed:,.1f} MB/s"
-        )
-        if self.tty:
-            now = time.monotonic()
-            if now - self.last_draw >= 0.1 or done >= total:
-                self.stream.write("\r" + line + ("\n" if done >= total else ""))
-                self.stream.flush()
-                self.last_draw = now
-            return
-        step = int(frac * 10)
-        if step != self.last_step and (step > 0 or done >= total):
-            self.last_step = step
-            self.stream.write(line + "\n")
-            self.stream.flush()
-
-
 def _no_progress(done: int, total: int) -> None:
     return None
 
@@ -150,7 +117,7 @@ def find_nltk_data() -> list[tuple[str, Path]]:
     NLTK's search path. Returns (category/name, path) for each resource found once."""
     dirs = [paths.nltk_data_dir()]
     with contextlib.suppress(Exception):
-        import nltk  # noqa: PLC0415
+        import nltk
 
         from scim_edge import textutil  # noqa: F401 - imports NLTK without SciPy/sklearn
 
@@ -204,16 +171,8 @@ def plan_bundle(
         indexes = _installed(paths.indexes_dir())
         models = _installed(paths.models_dir())
     plan = BundlePlan()
-    for name in indexes:
-        key, path = _resolve("index", name, paths.indexes_dir())
-        if key in plan.indexes:
-            raise UserError(f"index '{key}' named twice")
-        plan.indexes[key] = path
-    for name in models:
-        key, path = _resolve("model", name, paths.models_dir())
-        if key in plan.models:
-            raise UserError(f"model '{key}' named twice")
-        plan.models[key] = path
+    _add_named(plan.indexes, "index", indexes, paths.indexes_dir())
+    _add_named(plan.models, "model", models, paths.models_dir())
     if with_nltk_data:
         plan.nltk = find_nltk_data()
     if wheelhouse is not None:
@@ -221,23 +180,37 @@ def plan_bundle(
         if not wheelhouse.is_dir():
             raise UserError(f"wheelhouse is not a directory: {wheelhouse}")
         plan.wheelhouse = wheelhouse
-    for key, path in plan.indexes.items():
-        plan.entries += _walk(path, f"indexes/{key}")
-    for key, path in plan.models.items():
-        plan.entries += _walk(path, f"models/{key}")
-    for rel, path in plan.nltk:
-        plan.entries += _walk(path, f"nltk_data/{rel}")
-    if plan.wheelhouse is not None:
-        for e in _walk(plan.wheelhouse, "wheelhouse"):
-            if "/" in e.arcname[len("wheelhouse/") :]:
-                continue  # pip's --find-links reads one flat directory
-            plan.entries.append(e)
+    plan.entries = _plan_entries(plan)
     if not plan.entries:
         raise UserError(
             "nothing to bundle: no index or model is installed",
             hint="build one with scim-edge build-index, or name one with --index/--model",
         )
     return plan
+
+
+def _add_named(into: dict[str, Path], kind: str, names: list[str], base: Path) -> None:
+    for name in names:
+        key, path = _resolve(kind, name, base)
+        if key in into:
+            raise UserError(f"{kind} '{key}' named twice")
+        into[key] = path
+
+
+def _plan_entries(plan: BundlePlan) -> list[Entry]:
+    """Every file of the planned indexes, models, NLTK resources and wheelhouse."""
+    entries: list[Entry] = []
+    for key, path in plan.indexes.items():
+        entries += _walk(path, f"indexes/{key}")
+    for key, path in plan.models.items():
+        entries += _walk(path, f"models/{key}")
+    for rel, path in plan.nltk:
+        entries += _walk(path, f"nltk_data/{rel}")
+    if plan.wheelhouse is not None:
+        for e in _walk(plan.wheelhouse, "wheelhouse"):
+            if "/" not in e.arcname[len("wheelhouse/") :]:
+                entries.append(e)  # pip's --find-links reads one flat directory
+    return entries
 
 
 # ---- writing ----------------------------------------------------------------------------
@@ -299,6 +272,38 @@ class BundleResult:
     seconds: float
 
 
+def _check_out(out: Path, force: bool) -> Path:
+    """The directory the bundle `out` will be written in (one-line errors for bad targets)."""
+    if out.is_dir():
+        raise UserError(f"{out} is a directory; give a file name such as scim-edge.tar")
+    if out.exists() and not force:
+        raise UserError(f"{out} already exists", hint="use --force to replace it")
+    parent = out.parent if str(out.parent) else Path(".")
+    if not parent.is_dir():
+        raise UserError(f"directory does not exist: {parent}")
+    return parent
+
+
+def _add_file(tar: tarfile.TarFile, e: Entry, advance: Callable[[int], None]) -> dict[str, Any]:
+    """Stream one file into `tar`, hashing it on the way; its BUNDLE.json record."""
+    try:
+        f = open(e.source, "rb")  # closed by the `with` below
+    except OSError as err:
+        raise UserError(f"cannot read {e.source}: {err.strerror}") from None
+    with f:
+        st = os.fstat(f.fileno())
+        reader = _HashingReader(f, advance)
+        try:
+            tar.addfile(_tarinfo(e.arcname, st.st_size, st.st_mtime), reader)
+        except OSError as err:
+            if err.errno is None and "end of data" in str(err):
+                raise UserError(
+                    f"{e.source} shrank while it was being bundled; run the bundle again"
+                ) from None
+            raise
+    return {"sha256": reader.sha.hexdigest(), "size": reader.n}
+
+
 def create_bundle(
     out: Path,
     plan: BundlePlan,
@@ -309,13 +314,7 @@ def create_bundle(
     """Stream `plan` into the tar `out` (gzip when it ends in .gz/.tgz)."""
     out = Path(out).expanduser()
     progress = progress or _no_progress
-    if out.is_dir():
-        raise UserError(f"{out} is a directory; give a file name such as scim-edge.tar")
-    if out.exists() and not force:
-        raise UserError(f"{out} already exists", hint="use --force to replace it")
-    parent = out.parent if str(out.parent) else Path(".")
-    if not parent.is_dir():
-        raise UserError(f"directory does not exist: {parent}")
+    parent = _check_out(out, force)
     _clear_stale_files(parent, out.name)
     total = plan.total_bytes
     need = total + 1024 * (len(plan.entries) + 4) + (1 << 20)
@@ -337,23 +336,7 @@ def create_bundle(
             mode = "w|gz" if gz else "w|"
             with tarfile.open(fileobj=raw, mode=mode, format=tarfile.PAX_FORMAT) as tar:
                 for e in plan.entries:
-                    try:
-                        f = open(e.source, "rb")  # noqa: SIM115 - closed below
-                    except OSError as err:
-                        raise UserError(f"cannot read {e.source}: {err.strerror}") from None
-                    with f:
-                        st = os.fstat(f.fileno())
-                        reader = _HashingReader(f, advance)
-                        try:
-                            tar.addfile(_tarinfo(e.arcname, st.st_size, st.st_mtime), reader)
-                        except OSError as err:
-                            if err.errno is None and "end of data" in str(err):
-                                raise UserError(
-                                    f"{e.source} shrank while it was being bundled; "
-                                    "run the bundle again"
-                                ) from None
-                            raise
-                    files[e.arcname] = {"sha256": reader.sha.hexdigest(), "size": reader.n}
+                    files[e.arcname] = _add_file(tar, e, advance)
                 sums = "".join(f"{v['sha256']}  {k}\n" for k, v in files.items()).encode()
                 tar.addfile(_tarinfo(SUMS_NAME, len(sums)), _BytesReader(sums))
                 meta = json.dumps(_meta(plan, files), indent=1, ensure_ascii=False).encode()

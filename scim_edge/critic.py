@@ -469,7 +469,7 @@ class HeuristicCritic:
         if self._evaluator is None:
             from scim_edge.quality import Evaluator
 
-            self._evaluator = _make_evaluator(Evaluator, self.settings)
+            self._evaluator = Evaluator(self.settings)
         return self._evaluator
 
     def claim(self, question: str, answer: str, passages: Sequence[Passage]) -> str | None:
@@ -589,18 +589,6 @@ class HeuristicCritic:
         self.last_scores = scores
         self.last_ms = (time.perf_counter() - t0) * 1000.0
         return verdict
-
-
-def _make_evaluator(cls: Any, settings: Settings) -> Any:
-    """Build the quality Evaluator from Settings, whatever constructor it offers."""
-    for attr in ("from_settings", "for_settings"):
-        factory = getattr(cls, attr, None)
-        if callable(factory):
-            return factory(settings)
-    try:
-        return cls(settings)
-    except TypeError:
-        return cls()
 
 
 # ---- model critic ---------------------------------------------------------------------

@@ -492,7 +492,7 @@ def _check_index(d: Path, checksums: bool) -> Check:
     try:
         from index_builder.schema import SCHEMA_VERSION
     except ImportError:
-        SCHEMA_VERSION = None  # noqa: N806
+        SCHEMA_VERSION = None
     version = manifest.get("schema_version")
     if SCHEMA_VERSION is not None and version != SCHEMA_VERSION:
         return Check(

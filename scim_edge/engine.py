@@ -13,7 +13,6 @@ Interfaces the loop binds (see DESIGN.md):
 
 from __future__ import annotations
 
-import time
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -103,7 +102,3 @@ class Engine:
                 final = event.answer
         assert final is not None, "a loop must end with a Final event"
         return final
-
-
-def now_ms() -> float:
-    return time.perf_counter() * 1000.0

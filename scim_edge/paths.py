@@ -43,8 +43,3 @@ def config_path() -> Path:
 
 def nltk_data_dir() -> Path:
     return home() / "nltk_data"
-
-
-def ensure(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path

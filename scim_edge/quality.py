@@ -318,7 +318,3 @@ def relevance(question: str, answer: str) -> tuple[float, list[str]]:
     if not q or not a:
         return 0.0, missing
     return len(q & a) / math.sqrt(len(q) * len(a)), missing
-
-
-def make_evaluator(settings: Settings, single_dim: bool = False) -> Evaluator | RelevanceEvaluator:
-    return RelevanceEvaluator(settings) if single_dim else Evaluator(settings)

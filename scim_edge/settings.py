@@ -310,8 +310,4 @@ def _toml_value(v: Any) -> str:
     return f'"{s}"'
 
 
-def default_settings() -> Settings:
-    return Settings()
-
-
 __all__ = ["Settings", "load_settings", "save_config", "PROFILES", "WEIGHT_SETS", "LOOPS", "field"]

@@ -260,7 +260,12 @@ class UDPerceptronTagger:
 
     The model was trained on UD English-EWT with punctuation dropped and words only (no
     numerals), so only word tokens are passed to it, as in its training stream;
-    punctuation, numbers and split clitics are tagged by rule. Its inference module is
+    punctuation, numbers and split clitics are tagged by rule. Its training text is web
+    English (EWT), where Wikipedia's rare names are out of vocabulary and get guessed from
+    suffixes ("Achilles" as a verb), and words of titles as common nouns ("A Modest
+    Proposal"). So a capitalised noun, adjective or verb is read as a proper noun (NNP, as
+    Penn tags names and titles) when the model never saw the word or it stands
+    mid-sentence; pronouns, determiners and the like keep the model's tag. Its inference module is
     loaded from the installed file (same feature templates as its training), without
     importing the package, whose `__init__` needs the rest of denckring.
     """
@@ -309,8 +314,14 @@ class UDPerceptronTagger:
                 stream.append(i)
         # The model saw bare words: "Dr." and "p.m." reach it without their end period.
         labels = self.model.tag([toks[i].rstrip(".") or toks[i] for i in stream]) if stream else []
-        for i, label in zip(stream, labels, strict=True):
-            tags[i] = _penn_of_ud(toks[i], label)
+        vocabulary = self.model.vocabulary
+        for n, (i, label) in enumerate(zip(stream, labels, strict=True)):
+            word = toks[i].rstrip(".") or toks[i]
+            tag = _penn_of_ud(toks[i], label)
+            if word[:1].isupper() and tag[:2] in ("NN", "JJ", "VB", "FW"):
+                if word.lower() not in vocabulary or n > 0:
+                    tag = "NNP"  # unseen, or capitalised mid-sentence: a name or a title
+            tags[i] = tag
         return [(tok, tag or "NN") for tok, tag in zip(toks, tags, strict=True)]
 
 

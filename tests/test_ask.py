@@ -28,23 +28,27 @@ def test_ask_json_scim_end_to_end(capsys, sample_index):
     for key in ("question", "answer", "status", "stop_reason", "tier", "quality", "citations",
                 "generator", "index", "timing_ms", "iterations"):  # fmt: skip
         assert key in d
-    assert d["status"] in ("accepted", "force_accepted")
+    assert d["status"] != "insufficient_evidence"
     assert d["generator"] == "extractive"
     assert d["index"]
     assert "Ueshiba" in d["answer"]
-    assert d["citations"] and all({"doc_id", "title"} <= set(c) for c in d["citations"])
+    assert d["citations"]
+    assert all({"doc_id", "title"} <= set(c) for c in d["citations"])
     assert d["timing_ms"]["total"] > 0
     it = d["iterations"][0]
     assert (it["t"], it["mode"]) == (1, "initial")
     assert it["queries"] == ["Who developed the Japanese martial art aikido?"]
-    assert len(it["new_doc_ids"]) == 3 and it["doc_ids"] == it["new_doc_ids"]
+    assert len(it["new_doc_ids"]) == 3
+    assert it["doc_ids"] == it["new_doc_ids"]
     assert set(it["scores"]) == {*DIMENSIONS, "quality"}
     assert it["decision"] in ("accept", "continue", "force_accept")
     assert set(it["timing_ms"]) == {"retrieval", "generation", "evaluation", "coordination",
                                     "total"}  # fmt: skip
-    assert d["iterations"][-1]["scores"]["quality"] == pytest.approx(d["quality"], abs=1e-3) or (
-        d["stop_reason"] == "quality_declined"
-    )
+    scores = [i["scores"]["quality"] for i in d["iterations"]]
+    if d["stop_reason"] == "quality_declined":  # Q fell by δ: the previous answer is returned
+        assert d["quality"] == pytest.approx(scores[-2], abs=1e-3)
+    else:
+        assert d["quality"] == pytest.approx(scores[-1], abs=1e-3)
     assert d["bindings"]["retriever"]
     assert d["trace"][0]["kind"] == "iteration_started"
 
@@ -91,9 +95,13 @@ def test_ask_human_output(capsys, sample_index):
                        "--model", "extractive")  # fmt: skip
     assert rc == 0
     assert "Oranjestad" in out
-    assert "citations:" in out and "tier" in out and "stop" in out
-    assert "retr" in out and "coord" in out  # the per-iteration table
-    assert "generator extractive" in out and "index" in out
+    assert "citations:" in out
+    assert "tier" in out
+    assert "stop" in out
+    assert "retr" in out  # the per-iteration table
+    assert "coord" in out
+    assert "generator extractive" in out
+    assert "index" in out
 
 
 def test_no_model_note_said_once(capsys, sample_index):

@@ -357,8 +357,12 @@ def test_progress_bar_on_a_terminal():
     rep(_info())
     rep(_info("done"))
     text = buf.getvalue()
-    assert text.startswith("\r") and "50.0%" in text and "pages/s" in text
-    assert "MB/s" in text and "ETA" in text and text.endswith("\n")
+    assert "━" in text  # rich's bar
+    assert "50.0%" in text
+    assert "pages/s" in text
+    assert "\r" in text  # redrawn in place
+    assert text.endswith("\n\x1b[?25h")  # ends the line, cursor shown again
+    assert "ETA" in rep.stats(_info())
 
 
 def test_progress_lines_off_a_terminal():
@@ -401,3 +405,22 @@ def test_index_writer_failure_is_one_line_and_leaves_nothing(tmp_path, monkeypat
     assert "writing the index" in err or "no space left" in err
     assert _visible(tmp_path) == ["idx"]
     assert BM25Retriever.open(target).search("Reykjavík", 1)[0].title == "Reykjavík"
+
+
+def test_task_progress_bar_and_plain_lines():
+    from index_builder.progress import TaskProgress
+
+    buf = io.StringIO()
+    bar = TaskProgress("bundle", buf, tty=True)
+    for done in range(0, 1_000_001, 250_000):
+        bar(done, 1_000_000)
+    assert "━" in buf.getvalue()
+    assert "1.0 / 1.0 MB (100%)" in buf.getvalue()
+    plain = io.StringIO()
+    lines = TaskProgress("bundle", plain, tty=False)
+    for done in range(0, 1_000_001, 50_000):
+        lines(done, 1_000_000)
+    out = plain.getvalue().splitlines()
+    assert len(out) == 10  # one per tenth, none for 0%
+    assert out[-1].startswith("bundle: 1.0 / 1.0 MB (100%)")
+    assert "\r" not in plain.getvalue()

@@ -98,7 +98,8 @@ def test_an_approval_is_never_form_only():
 def test_guidance_is_bounded_to_160_chars():
     v = Verdict(accept=False, reason="Be shorter. " * 40)
     g = guidance_for(v)
-    assert 0 < len(g) <= 160 and g.startswith("Be shorter.")
+    assert 0 < len(g) <= 160
+    assert g.startswith("Be shorter.")
 
 
 # ---- heuristic critic -------------------------------------------------------------------
@@ -169,7 +170,8 @@ def test_a_who_answer_must_name_someone_the_question_does_not():
     assert is_role_only("Abraham Lincoln (February 12, 1809.", q)
     assert not is_role_only("John Wilkes Booth", q)
     v = HeuristicCritic(Settings()).judge(q, "Abraham Lincoln (February 12, 1809.", LINCOLN)
-    assert not v.accept and "not a name" in v.reason
+    assert not v.accept
+    assert "not a name" in v.reason
 
 
 def test_a_role_is_fine_for_a_non_who_question():
@@ -231,7 +233,8 @@ def test_heuristic_thresholds_come_from_settings():
     assert HeuristicCritic(Settings()).judge(QUESTION, "Thetis", ACHILLES).accept
     v = HeuristicCritic(strict).judge(QUESTION, "Thetis", ACHILLES)
     assert not v.accept
-    assert "completeness" in v.reason and "< 0.99" in v.reason
+    assert "completeness" in v.reason
+    assert "< 0.99" in v.reason
     lax_facts = Settings(critic_min_factuality=0.0, critic_min_completeness=0.0)
     assert not HeuristicCritic(lax_facts).judge(QUESTION, "Hera", ACHILLES).accept  # consistency
 
@@ -304,7 +307,8 @@ def test_parse_critique_issue_cut_to_160_and_at_most_three():
 
 def test_form_only_model_critique():
     v = parse_critique("Reject. The answer should be shorter and more direct.")
-    assert not v.accept and v.form_only
+    assert not v.accept
+    assert v.form_only
 
 
 class FakeSeq2Seq:
@@ -356,7 +360,8 @@ def test_model_critic_evidence_is_budgeted_so_the_answer_survives():
 def test_model_critic_unparseable_output_rejects_with_raw_text():
     model = FakeSeq2Seq("the the the")
     v = ModelCritic(Settings(), model).judge(QUESTION, "Thetis", ACHILLES)
-    assert not v.accept and v.raw == "the the the"
+    assert not v.accept
+    assert v.raw == "the the the"
 
 
 def test_model_critic_without_an_installed_model_is_a_one_line_user_error():
@@ -415,7 +420,8 @@ def test_model_critic_on_a_real_onnx_model_keeps_prompt_and_critique_bounded(tin
     assert prompt.count("The Danube flows through Vienna.") > 3  # evidence fills the budget
     v = critic.judge("Where does the Danube flow?", "Vienna", long)
     ((n_in, n_out),) = model.counts
-    assert n_in <= 256 and 0 < n_out <= 3  # critic_max_tokens bounds the critique
+    assert n_in <= 256  # critic_max_tokens bounds the critique
+    assert 0 < n_out <= 3
     assert v.raw == v.raw.strip()
     if v.reason == "unparseable critique":
         assert not v.accept
@@ -459,3 +465,23 @@ def test_ask_simrag_with_the_model_critic(tiny_t5, sample_index, isolated_home, 
             assert v["accept"] is False
     if out["status"] != "accepted":
         assert out["answer"] == INSUFFICIENT_EVIDENCE
+
+
+# The first verdict word counts only within the first 80 characters of the critique.
+_FILLER = "the passage about the general and his campaign in the west says much about it ok"
+
+
+def test_verdict_word_at_character_80_counts():
+    text = _FILLER[:79] + " Accept."
+    assert text.index("Accept") == 80
+    verdict = parse_critique(text)
+    assert verdict.accept is True
+    assert verdict.reason != "unparseable critique"
+
+
+def test_verdict_word_past_character_80_is_not_a_verdict():
+    text = _FILLER[:80] + " Accept."
+    assert text.index("Accept") == 81
+    verdict = parse_critique(text)
+    assert verdict.accept is False
+    assert verdict.reason == "unparseable critique"

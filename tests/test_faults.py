@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, shared_file
+from conftest import shared_file
 from test_offline import exported_tiny_t5
 
 from scim_edge.cli import main
@@ -84,13 +84,11 @@ def assert_serves(index_dir: Path, passages: int) -> None:
 @pytest.fixture(scope="module")
 def big_dump(tmp_path_factory) -> Path:
     """A ~60 MB-of-XML dump (2,000 pages): builds take several seconds here."""
-    shared_file("enwiki-sample.xml.bz2")
-    tool = ROOT.parent / "shared" / "tools" / "make_big_dump.py"
-    if not tool.exists():
-        shared_file("../tools/make_big_dump.py")
+    source = shared_file("enwiki-sample.xml.bz2")
+    tool = shared_file("../tools/make_big_dump.py")  # beside data/, wherever that lives
     out = tmp_path_factory.mktemp("dumps") / "big.xml.bz2"
-    subprocess.run([sys.executable, str(tool), "--mb", "20", "-o", str(out)], check=True,
-                   capture_output=True, timeout=300)  # fmt: skip
+    subprocess.run([sys.executable, str(tool), "--source", str(source), "--mb", "20",
+                    "-o", str(out)], check=True, capture_output=True, timeout=300)  # fmt: skip
     return out
 
 

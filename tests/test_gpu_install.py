@@ -7,7 +7,7 @@ the package index, so they need it reachable; they skip when pip cannot connect)
 what a user gets. No GPU is needed: the provider list is compiled into the build, and on a
 machine without CUDA nothing may print ONNX Runtime's load errors.
 
-Measured on 2 busy shared cores with pip's cache warm: 78 s for the base install (the module
+Measured on 2 cores with pip's cache warm: 78 s for the base install (the module
 fixture) and 62 s for the `[gpu]` resolution, 144 s for the file; so they are marked slow.
 """
 

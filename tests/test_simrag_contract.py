@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 import pytest
 
+from scim_edge import textutil as tu
 from scim_edge.cli import main
 from scim_edge.critic import HeuristicCritic, is_form_only
 from scim_edge.engine import Engine
@@ -151,6 +152,7 @@ def test_1_bindings_are_explicit_in_settings_and_visible_in_the_trace(bm25):
         "rewriter": "none",
         "reranker": "none",
         "index": "enwiki-sample",
+        **tu.text_tools(),  # the sentence splitter and tagger the scores rest on
     }
     assert answer.bindings == expected
     assert isinstance(events[0], Bindings) and events[0].bindings == expected

@@ -120,3 +120,17 @@ def test_doctor_warns_on_a_fallback(packaged, monkeypatch):
     assert by_name["pos_tags"].status == "warning"
     assert "denckring-en-pos" in by_name["pos_tags"].hint
     assert by_name["sentences"].status == "ok"
+
+
+def test_unseen_capitalised_names_are_proper_nouns(packaged):
+    """EWT never saw "Achilles" or "Myrmidons"; suffixes alone would make a verb of one."""
+    tags = dict(tu.sentence_tags("Achilles: his father was the king of the Myrmidons."))
+    assert tags["Achilles"] == "NNP"
+    assert tags["Myrmidons"] == "NNP"
+    assert tags["king"] == "NN"
+
+
+def test_capitalised_title_words_mid_sentence_are_proper_nouns(packaged):
+    text = "In what year did Jonathan Swift publish his satirical essay A Modest Proposal?"
+    assert tu.entities(text) == ["Jonathan Swift", "Modest Proposal"]
+    assert dict(tu.sentence_tags(text))["satirical"] == "JJ"

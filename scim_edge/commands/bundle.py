@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from scim_edge.bundle import StderrProgress, create_bundle, plan_bundle
+from index_builder.progress import TaskProgress
+from scim_edge.bundle import create_bundle, plan_bundle
 from scim_edge.commands._output import print_json
 
 
@@ -55,9 +56,11 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.with_nltk_data and not plan.nltk:
         sys.stderr.write("no NLTK data found on this machine; the bundle has none\n")
-    result = create_bundle(
-        Path(args.out), plan, force=args.force, progress=StderrProgress("bundle")
-    )
+    progress = TaskProgress("bundle")
+    try:
+        result = create_bundle(Path(args.out), plan, force=args.force, progress=progress)
+    finally:
+        progress.abort()  # an error message starts on a fresh line
     summary = {
         "path": str(result.path),
         "files": result.files,

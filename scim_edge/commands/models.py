@@ -88,20 +88,24 @@ def _human(n: int) -> str:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from index_builder.progress import TaskProgress
     from models.export import export_model
 
-    def say(msg: str) -> None:
-        sys.stderr.write(msg + "\n")
-
-    path = export_model(
-        args.source,
-        name=args.name,
-        kind=args.kind,
-        quantize=not args.no_quantize,
-        force=args.force,
-        verbose=args.verbose,
-        log=say,
-    )
+    progress = TaskProgress("export", unit="steps")
+    say = progress.note
+    try:
+        path = export_model(
+            args.source,
+            name=args.name,
+            kind=args.kind,
+            quantize=not args.no_quantize,
+            force=args.force,
+            verbose=args.verbose,
+            log=say,
+            progress=progress,
+        )
+    finally:
+        progress.abort()
     from models.store import read_manifest
 
     m = read_manifest(path)

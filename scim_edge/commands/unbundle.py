@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scim_edge.bundle import StderrProgress, install_bundle
+from index_builder.progress import TaskProgress
+from scim_edge.bundle import install_bundle
 from scim_edge.commands._output import print_json
 
 
@@ -29,9 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    result = install_bundle(
-        args.file, args.home, force=args.force, progress=StderrProgress("verify")
-    )
+    progress = TaskProgress("verify")
+    try:
+        result = install_bundle(args.file, args.home, force=args.force, progress=progress)
+    finally:
+        progress.abort()  # an error message starts on a fresh line
     if args.json:
         print_json(result.to_dict())
         return 0
