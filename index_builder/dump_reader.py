@@ -19,6 +19,7 @@ Every way a dump can be unreadable becomes a one-line `DumpError` that says how 
 
 from __future__ import annotations
 
+import base64
 import bz2
 import collections
 import gzip
@@ -306,6 +307,11 @@ class DumpReader:
         self.compression = "none"
         self.offsets: list[int] | None = None
         self.path: Path | None = None
+        self.index_path: Path | None = None
+        # Resume support: `position` describes the state after the last result yielded
+        # (None where that is not a clean cut); `resume_from` starts a pass at one.
+        self.position: dict[str, Any] | None = None
+        self._resume: dict[str, Any] | None = None
         if self.is_stdin:
             if multistream_index is not None:
                 raise DumpError("--multistream-index needs a dump file, not standard input")
@@ -337,6 +343,48 @@ class DumpReader:
             self.index_path = index
 
     @property
+    def mode(self) -> str:
+        """How `map` reads this dump (part of a checkpoint's identity)."""
+        if self.multistream:
+            return "streams"
+        return "blocks" if self._blocks_ok() else "pages"
+
+    def resume_from(self, position: dict[str, Any] | None) -> None:
+        """Start the next pass where a checkpoint's `position` says the last one stopped."""
+        self._resume = position
+        if position is not None:
+            self.pages_read = int(position.get("pages", 0))
+            self.xml_bytes = int(position.get("xml_bytes", 0))
+            self.bytes_read = int(position.get("bytes_read", 0))
+
+    def _resume_at(self, kind: str) -> dict[str, Any] | None:
+        pos = self._resume
+        if pos is None:
+            return None
+        if pos.get("kind") != kind:
+            raise DumpError(f"cannot resume {self.source}: its checkpoint is not for {kind}")
+        return pos
+
+    article_kind = "a namespace-0 article with text"
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a checkpoint must match to be resumed with this dump."""
+        from index_builder.checkpoint import source_fingerprint
+
+        assert self.path is not None
+        return source_fingerprint(self.path, self.index_path if self.multistream else None)
+
+    def manifest_source(self, xml_bytes: int) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": str(self.path) if self.path else "-",
+            "size_bytes": self.total_bytes if self.total_bytes is not None else 0,
+            "xml_bytes": xml_bytes,
+            "compression": self.compression,
+            "multistream": self.multistream,
+        }
+
+    @property
     def multistream(self) -> bool:
         return self.offsets is not None
 
@@ -360,16 +408,30 @@ class DumpReader:
 
     def batches(self, max_bytes: int = 1 << 20) -> Iterator[list[Page]]:
         """Pages in lists of about `max_bytes` of wikitext (single-stream reading)."""
+        pos = self._resume_at("pages")
+        skip = int(pos["pages"]) if pos else 0
+        # Without a seekable cut, a resumed pass re-reads the pages done and drops them
+        # unparsed by the cleaner: parsing is cheap next to cleaning and indexing.
+        self.pages_read = self.xml_bytes = 0
         batch: list[Page] = []
         size = 0
         for page in self._iter_single():
+            if skip > 0:
+                skip -= 1
+                continue
             batch.append(page)
             size += len(page.text) + 200
             if size >= max_bytes:
+                self.position = self._pages_position(self.pages_read)
                 yield batch
                 batch, size = [], 0
         if batch:
+            self.position = self._pages_position(self.pages_read)
             yield batch
+
+    def _pages_position(self, pages: int) -> dict[str, Any]:
+        return {"kind": "pages", "pages": pages, "bytes_read": self.bytes_read,
+                "xml_bytes": self.xml_bytes}  # fmt: skip
 
     # ---- single stream -----------------------------------------------------------------
 
@@ -448,22 +510,25 @@ class DumpReader:
         dump order. A multistream dump is read stream group by stream group and a seekable
         UTF-8 .bz2 block range by block range, decompressing and parsing in the workers;
         anything else (stdin, .xml, gzip, UTF-16) is read here and only `fn` runs there."""
-        if self.multistream:
+        by_pages = self._resume is not None and self._resume.get("kind") == "pages"
+        if self.multistream and not by_pages:
             yield from self.map_groups(fn, pool)
-        elif self._blocks_ok():
+        elif not by_pages and self._blocks_ok():
             yield from self.map_blocks(fn, pool)
         else:
             window = 2 * self.workers + 1
-            pending: collections.deque[Any] = collections.deque()
+            pending: collections.deque[tuple[Any, dict[str, Any] | None]] = collections.deque()
             for batch in self.batches(batch_bytes):
                 if fn is None:
                     yield batch
                     continue
-                pending.append(pool.apply_async(fn, (batch,)))
+                pending.append((pool.apply_async(fn, (batch,)), self.position))
                 if len(pending) >= window:
-                    yield pending.popleft().get()
+                    res, self.position = pending.popleft()
+                    yield res.get()
             while pending:
-                yield pending.popleft().get()
+                res, self.position = pending.popleft()
+                yield res.get()
 
     def _blocks_ok(self) -> bool:
         """Block-parallel reading needs a seekable bz2 file whose XML is UTF-8 (byte search
@@ -492,12 +557,15 @@ class DumpReader:
         path = where
         size = self.total_bytes
         window = 2 * self.workers + 2
-        ranges = iter(range(0, size, RANGE_BYTES))
+        pos = self._resume_at("blocks")
+        first = int(pos["offset"]) if pos else 0
+        ranges = iter(range(first, size, RANGE_BYTES))
         pending: collections.deque[tuple[Any, int]] = collections.deque()
-        carry = b""
-        header: _PageParser | None = None
+        carry = base64.b64decode(pos["carry"]) if pos else b""
+        header: _PageParser | bool | None = True if pos else None
 
         def run_here(xml: bytes) -> Iterator[Any]:
+            self.position = None  # mid-range: no clean cut until the range's own result
             pages = parse_chunk(xml.replace(b"</mediawiki>", b""), where)
             if pages:
                 self.pages_read += len(pages)
@@ -538,6 +606,9 @@ class DumpReader:
                 yield from run_here(carry)
             carry = tail
             self.pages_read += n_pages
+            self.position = {"kind": "blocks", "offset": end, "pages": self.pages_read,
+                             "xml_bytes": self.xml_bytes, "bytes_read": end,
+                             "carry": base64.b64encode(tail).decode("ascii")}  # fmt: skip
             yield out
         if header is None:
             # no <page> anywhere: read it all with the full parser for the right error
@@ -608,9 +679,13 @@ class DumpReader:
         """Decompress, parse and apply `fn` to each group of streams in `pool`; yield the
         results in dump order. At most `window` groups are in flight (bounded memory)."""
         self._header()
+        pos = self._resume_at("streams")
+        if pos is not None:
+            self.resume_from(pos)  # the header stream counted again: restore the counters
+        first = int(pos["offset"]) if pos else 0
         window = window or 2 * self.workers + 2
         pending: collections.deque[tuple[Any, tuple[int, int]]] = collections.deque()
-        groups = iter(self.groups())
+        groups = iter([g for g in self.groups() if g[0] >= first])
         path = str(self.path)
         while True:
             while len(pending) < window:
@@ -634,6 +709,8 @@ class DumpReader:
             self.pages_read += n_pages
             self.xml_bytes += xml_bytes
             self.bytes_read = end
+            self.position = {"kind": "streams", "offset": end, "pages": self.pages_read,
+                             "xml_bytes": self.xml_bytes, "bytes_read": end}  # fmt: skip
             yield out
 
 
