@@ -57,6 +57,7 @@ BATCH_BYTES = 1 << 20  # wikitext per worker task
 HEAP_BYTES = 256 << 20  # Tantivy writer heap, split over its threads: bounds its memory
 WRITER_THREADS = 2
 IN_PROCESS_BELOW = 1 << 20  # dumps smaller than this are built without a worker pool
+STORE = ".build.sqlite"  # side tables of a build (articles, redirects), removed at the end
 CHECKPOINT_SECONDS = 30.0  # commit and checkpoint a resumable build this often
 
 # (doc_id, page_id, n, title, section, text, disambiguation)
@@ -210,15 +211,14 @@ class _Store:
             """
         )
 
-    def close(self, *, remove: bool) -> None:
+    def close(self) -> None:
         self.db.close()
-        if not remove:
-            return
+
+    @staticmethod
+    def remove(path: Path) -> None:
         for suffix in ("", "-journal", "-wal", "-shm"):
-            try:
-                os.unlink(f"{self.path}{suffix}")
-            except FileNotFoundError:
-                pass
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(f"{path}{suffix}")
 
 
 @dataclass
@@ -361,6 +361,7 @@ def build_index(
 
 def _drop_checkpoint(work: Path) -> None:
     """A finished index holds no checkpoint: it is not a build to resume."""
+    _Store.remove(work / STORE)
     for name in (CK.CHECKPOINT, CK.COMMITTING, CK.LOCK):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(work / name)
@@ -450,8 +451,7 @@ class _Build:
                 self.nworkers = max(1, self.nworkers)  # a seekable cut is read by a pool
         # The pool is forked before the Tantivy writer starts its threads.
         pool = make_pool(self.nworkers) if self.nworkers > 0 and ck.phase == "reading" else None
-        self.store = _Store(work / ".build.sqlite")
-        done = False
+        self.store = _Store(work / STORE)
         try:
             if ck.position is not None:
                 self._open_writer(ck.analyzer)
@@ -463,7 +463,6 @@ class _Build:
             self.writer.commit()
             self.writer.wait_merging_threads()
             self.writer = None
-            done = True
         except BaseException as e:
             self._abandon_writer()
             if isinstance(e, ValueError | RuntimeError | sqlite3.Error) or (
@@ -477,7 +476,7 @@ class _Build:
             if pool is not None:
                 pool.terminate()
                 pool.join()
-            self.store.close(remove=done)
+            self.store.close()  # kept until the swap: a resume may redo the alias pass
         self._report("done")
         return self._manifest(aliases)
 
@@ -605,7 +604,9 @@ class _Build:
         index_bytes = sum(
             f.stat().st_size
             for f in self.work.rglob("*")
-            if f.is_file() and f.name not in (CK.CHECKPOINT, CK.COMMITTING, CK.LOCK)
+            if f.is_file()
+            and f.name not in (CK.CHECKPOINT, CK.COMMITTING, CK.LOCK)
+            and not f.name.startswith(STORE)
         )
         return {
             "format": "scim-edge-passage-index",

@@ -34,10 +34,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scim_edge.atomic import write_text
+from scim_edge.atomic import PARTIAL_PREFIX, write_text
 from scim_edge.errors import UserError
 
-PARTIAL_PREFIX = ".partial-"
 CHECKPOINT = "checkpoint.json"
 COMMITTING = "committing.json"
 LOCK = ".lock"
