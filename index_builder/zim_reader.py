@@ -74,7 +74,8 @@ def check_header(path: Path) -> None:
         raise DumpError(f"truncated ZIM file: {path} ends inside its {HEADER.size}-byte header")
     fields = HEADER.unpack(head)
     checksum_pos = fields[-1]
-    ptr_positions = fields[6:10]  # url, title, cluster and mime-list pointers
+    # url, title, cluster and mime-list pointer lists; an absent one is all ones
+    ptr_positions = [p for p in fields[6:10] if p != 2**64 - 1]
     needed = max(checksum_pos + 16, *ptr_positions)
     if size < needed:
         raise DumpError(f"truncated ZIM file: {path} has {size} bytes but its header says {needed}")
