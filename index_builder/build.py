@@ -49,7 +49,13 @@ from index_builder import schema as S
 from index_builder.dump_reader import DumpReader, Page, make_pool
 from index_builder.passages import split_sections
 from scim_edge import __version__
-from scim_edge.atomic import atomic_dir, ensure_writable_dir, swap_into_place, write_text
+from scim_edge.atomic import (
+    atomic_dir,
+    clear_stale,
+    ensure_writable_dir,
+    swap_into_place,
+    write_text,
+)
 from scim_edge.errors import DumpError, UserError
 
 MANIFEST = "manifest.json"
@@ -349,6 +355,7 @@ def build_index(
     if out.exists() and not force:
         raise UserError(f"index already exists: {out}", hint="use --force to replace it")
     ensure_writable_dir(out.parent)
+    clear_stale(out.parent, out.name)  # temp dirs of killed non-resumable writers
     fingerprint = {**reader.fingerprint(), "mode": reader.mode}
     work = CK.partial_dir(out)
     with _resumable(work, fingerprint, options, resume=resume, restart=restart) as ckpt:
