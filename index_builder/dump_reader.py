@@ -284,6 +284,20 @@ def _group_and_apply(
     return (fn(pages) if fn is not None else pages), len(pages), xml_bytes
 
 
+def readable_file(source: str, what: str) -> Path:
+    """`source` as a path to a non-empty file we may read, or a one-line DumpError."""
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise DumpError(f"no such file: {path}")
+    if path.is_dir():
+        raise DumpError(f"{path} is a directory, not a {what} file")
+    if not os.access(path, os.R_OK):
+        raise DumpError(f"cannot read {path}: permission denied")
+    if path.stat().st_size == 0:
+        raise DumpError(f"{path} is empty")
+    return path
+
+
 class DumpReader:
     """One pass over a dump. Counters (`bytes_read`, `xml_bytes`, `pages_read`) advance as
     pages are produced, for progress reporting; `total_bytes` is the file size (None on stdin).
@@ -316,17 +330,8 @@ class DumpReader:
             if multistream_index is not None:
                 raise DumpError("--multistream-index needs a dump file, not standard input")
             return
-        path = Path(self.source).expanduser()
-        if not path.exists():
-            raise DumpError(f"no such file: {path}")
-        if path.is_dir():
-            raise DumpError(f"{path} is a directory, not a dump file")
-        if not os.access(path, os.R_OK):
-            raise DumpError(f"cannot read {path}: permission denied")
-        self.path = path
+        path = self.path = readable_file(self.source, "dump")
         self.total_bytes = path.stat().st_size
-        if self.total_bytes == 0:
-            raise DumpError(f"{path} is empty")
         with open(path, "rb") as f:
             magic = f.read(3)
         if magic == BZ2_MAGIC:
@@ -455,6 +460,26 @@ class DumpReader:
             stream = buffered  # type: ignore[assignment]
         return stream, counting
 
+    def _read_chunk(
+        self, stream: BinaryIO, counting: _Counting, where: str, *, first: bool
+    ) -> bytes:
+        """The next CHUNK of XML; a decompression failure as a one-line DumpError."""
+        try:
+            return stream.read(CHUNK)
+        except EOFError:
+            raise DumpError(
+                f"truncated {self.compression} file {where}: it ends early after "
+                f"{self.pages_read} pages ({_mb(self.xml_bytes)} of XML, "
+                f"{counting.count} of {self.total_bytes or '?'} bytes read)"
+            ) from None
+        except (OSError, zlib.error) as e:
+            if first:
+                raise DumpError(f"not a valid {self.compression} file: {where} ({e})") from None
+            raise DumpError(
+                f"corrupt {self.compression} data in {where} after {self.pages_read} "
+                f"pages ({counting.count} bytes read): {e}"
+            ) from None
+
     def _iter_single(self) -> Iterator[Page]:
         where = self.name if self.is_stdin else str(self.path)
         stream, counting = self._open_raw()
@@ -462,23 +487,7 @@ class DumpReader:
         first = True
         try:
             while True:
-                try:
-                    data = stream.read(CHUNK)
-                except EOFError:
-                    raise DumpError(
-                        f"truncated {self.compression} file {where}: it ends early after "
-                        f"{self.pages_read} pages ({_mb(self.xml_bytes)} of XML, "
-                        f"{counting.count} of {self.total_bytes or '?'} bytes read)"
-                    ) from None
-                except (OSError, zlib.error) as e:
-                    if first:
-                        raise DumpError(
-                            f"not a valid {self.compression} file: {where} ({e})"
-                        ) from None
-                    raise DumpError(
-                        f"corrupt {self.compression} data in {where} after {self.pages_read} "
-                        f"pages ({counting.count} bytes read): {e}"
-                    ) from None
+                data = self._read_chunk(stream, counting, where, first=first)
                 if first:
                     _sniff_xml(data, where)
                     first = False
@@ -554,23 +563,38 @@ class DumpReader:
         fragments of pages that straddle two ranges and runs `fn` on those itself."""
         assert self.path is not None and self.total_bytes is not None
         where = str(self.path)
-        path = where
-        size = self.total_bytes
-        window = 2 * self.workers + 2
         pos = self._resume_at("blocks")
-        first = int(pos["offset"]) if pos else 0
-        ranges = iter(range(first, size, RANGE_BYTES))
-        pending: collections.deque[tuple[Any, int]] = collections.deque()
         carry = base64.b64decode(pos["carry"]) if pos else b""
-        header: _PageParser | bool | None = True if pos else None
+        header_seen = pos is not None
+        for head, out, tail, n_pages, end in self._block_results(fn, pool, pos):
+            carry += head
+            if tail is None:
+                continue
+            if not header_seen:
+                self._check_header(carry, where)
+                header_seen = True
+            else:
+                yield from self._run_here(fn, carry, where)
+            carry = tail
+            self.pages_read += n_pages
+            self.position = {"kind": "blocks", "offset": end, "pages": self.pages_read,
+                             "xml_bytes": self.xml_bytes, "bytes_read": end,
+                             "carry": base64.b64encode(tail).decode("ascii")}  # fmt: skip
+            yield out
+        if header_seen:
+            yield from self._blocks_tail(fn, carry, where)
+        else:
+            yield from self._headerless(fn, carry, where)
 
-        def run_here(xml: bytes) -> Iterator[Any]:
-            self.position = None  # mid-range: no clean cut until the range's own result
-            pages = parse_chunk(xml.replace(b"</mediawiki>", b""), where)
-            if pages:
-                self.pages_read += len(pages)
-                yield fn(pages) if fn is not None else pages
-
+    def _block_results(
+        self, fn: Callable[[list[Page]], Any] | None, pool: Any, pos: dict[str, Any] | None
+    ) -> Iterator[tuple[bytes, Any, bytes | None, int, int]]:
+        """Worker results for each byte range, in order, a bounded number in flight."""
+        assert self.path is not None and self.total_bytes is not None
+        path, size = str(self.path), self.total_bytes
+        window = 2 * self.workers + 2
+        ranges = iter(range(int(pos["offset"]) if pos else 0, size, RANGE_BYTES))
+        pending: collections.deque[tuple[Any, int]] = collections.deque()
         while True:
             while len(pending) < window:
                 start = next(ranges, None)
@@ -579,47 +603,40 @@ class DumpReader:
                 end = min(size, start + RANGE_BYTES)
                 pending.append((pool.apply_async(_blocks_and_apply, (fn, path, start, end)), end))
             if not pending:
-                break
+                return
             res, end = pending.popleft()
             try:
                 head, out, tail, n_pages, xml_bytes = res.get()
             except EOFError:
                 raise DumpError(
-                    f"truncated bz2 file {where}: it ends early after {self.pages_read} pages "
+                    f"truncated bz2 file {path}: it ends early after {self.pages_read} pages "
                     f"({_mb(self.xml_bytes)} of XML, {self.bytes_read} of {size} bytes read)"
                 ) from None
             except (OSError, ValueError) as e:
                 raise DumpError(
-                    f"corrupt bz2 data in {where} after {self.pages_read} pages "
+                    f"corrupt bz2 data in {path} after {self.pages_read} pages "
                     f"({self.bytes_read} bytes read): {e}"
                 ) from None
             except DumpError as e:
                 raise DumpError(f"{e} ({self.pages_read} pages read before it)") from None
             self.xml_bytes += xml_bytes
             self.bytes_read = end
-            carry += head
-            if tail is None:
-                continue
-            if header is None:
-                header = self._check_header(carry, where)
-            else:
-                yield from run_here(carry)
-            carry = tail
-            self.pages_read += n_pages
-            self.position = {"kind": "blocks", "offset": end, "pages": self.pages_read,
-                             "xml_bytes": self.xml_bytes, "bytes_read": end,
-                             "carry": base64.b64encode(tail).decode("ascii")}  # fmt: skip
-            yield out
-        if header is None:
-            # no <page> anywhere: read it all with the full parser for the right error
-            parser = _PageParser(where)
-            _sniff_xml(carry, where)
-            pages = [*parser.feed(carry), *parser.close()]
-            self.lang = parser.lang
-            if pages:
-                self.pages_read += len(pages)
-                yield fn(pages) if fn is not None else pages
-            return
+            yield head, out, tail, n_pages, end
+
+    def _run_here(
+        self, fn: Callable[[list[Page]], Any] | None, xml: bytes, where: str
+    ) -> Iterator[Any]:
+        """Parse (and apply `fn` to) a page joined from two ranges' fragments, here."""
+        self.position = None  # mid-range: no clean cut until the range's own result
+        pages = parse_chunk(xml.replace(b"</mediawiki>", b""), where)
+        if pages:
+            self.pages_read += len(pages)
+            yield fn(pages) if fn is not None else pages
+
+    def _blocks_tail(
+        self, fn: Callable[[list[Page]], Any] | None, carry: bytes, where: str
+    ) -> Iterator[Any]:
+        """The page that began in the last range, after checking the dump's end tag."""
         body = carry.rstrip()
         if not body.endswith(b"</mediawiki>"):
             raise DumpError(
@@ -627,8 +644,20 @@ class DumpReader:
                 f"({_mb(self.xml_bytes)} of XML read)"
             )
         body = body[: -len(b"</mediawiki>")]
-        if body.strip():  # the page that began in the last range
-            yield from run_here(body)
+        if body.strip():
+            yield from self._run_here(fn, body, where)
+
+    def _headerless(
+        self, fn: Callable[[list[Page]], Any] | None, carry: bytes, where: str
+    ) -> Iterator[Any]:
+        """No <page> anywhere: read it all with the full parser for the right error."""
+        parser = _PageParser(where)
+        _sniff_xml(carry, where)
+        pages = [*parser.feed(carry), *parser.close()]
+        self.lang = parser.lang
+        if pages:
+            self.pages_read += len(pages)
+            yield fn(pages) if fn is not None else pages
 
     def _check_header(self, head: bytes, where: str) -> _PageParser:
         """Validate the prolog and <siteinfo> before the first page; read the language."""

@@ -93,17 +93,10 @@ class ZimReader:
 
     def __init__(self, source: str | os.PathLike[str], *, workers: int = 2) -> None:
         self.source = str(source)
-        path = Path(self.source).expanduser()
-        if not path.exists():
-            raise DumpError(f"no such file: {path}")
-        if path.is_dir():
-            raise DumpError(f"{path} is a directory, not a ZIM file")
-        if not os.access(path, os.R_OK):
-            raise DumpError(f"cannot read {path}: permission denied")
-        self.path = path
+        from index_builder.dump_reader import readable_file
+
+        path = self.path = readable_file(self.source, "ZIM")
         self.total_bytes: int | None = path.stat().st_size
-        if self.total_bytes == 0:
-            raise DumpError(f"{path} is empty")
         check_header(path)
         try:
             archive = _libzim_archive(str(path))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from scim_edge import paths
 from scim_edge.errors import UserError
@@ -109,20 +110,7 @@ def run(args: argparse.Namespace) -> int:
     from index_builder.build import build_index
     from index_builder.progress import ProgressReporter, summary
 
-    if not args.dump.strip():
-        raise UserError("the dump path is empty (give a file, or - for standard input)")
-    words = args.passage_words
-    if words is None:
-        from scim_edge.settings import load_settings
-
-        words = load_settings().passage_words
-    if words <= 0:
-        raise UserError(f"--passage-words must be a positive number (got {words})")
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers must be 1 or more (got {args.workers})")
-    every = args.checkpoint_every
-    if every is not None and not every > 0:
-        raise UserError(f"--checkpoint-every must be a positive number of seconds (got {every})")
+    words, tuning = _build_options(args)
     out = target_dir(args.out, args.name)
     check_target(out, args.force)
     reporter = ProgressReporter(sys.stderr)
@@ -134,10 +122,9 @@ def run(args: argparse.Namespace) -> int:
             passage_words=words,
             multistream_index=args.multistream_index,
             progress=reporter,
-            workers=args.workers,
             resume=args.resume,
             restart=args.restart,
-            **({"checkpoint_seconds": every} if every is not None else {}),
+            **tuning,
             embeddings_model=args.embeddings,
             embeddings_progress=_embedding_progress if args.embeddings else None,
         )
@@ -164,6 +151,30 @@ def run(args: argparse.Namespace) -> int:
         e = manifest["embeddings"]
         print(f"embeddings: {e.get('count')} x {e.get('dim')} float16 ({e.get('model')})")
     return 0
+
+
+def _build_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    """Checked --passage-words (or the setting), and the workers/checkpoint arguments."""
+    if not args.dump.strip():
+        raise UserError("the dump path is empty (give a file, or - for standard input)")
+    words = args.passage_words
+    if words is None:
+        from scim_edge.settings import load_settings
+
+        words = load_settings().passage_words
+    if words <= 0:
+        raise UserError(f"--passage-words must be a positive number (got {words})")
+    tuning: dict[str, Any] = {"workers": args.workers}
+    if args.workers is not None and args.workers < 1:
+        raise UserError(f"--workers must be 1 or more (got {args.workers})")
+    every = args.checkpoint_every
+    if every is not None:
+        if not every > 0:
+            raise UserError(
+                f"--checkpoint-every must be a positive number of seconds (got {every})"
+            )
+        tuning["checkpoint_seconds"] = every
+    return words, tuning
 
 
 def _embedding_progress(done: int, total: int) -> None:
