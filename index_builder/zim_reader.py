@@ -1,9 +1,10 @@
 """Read a Kiwix ZIM file (`wikipedia_en_all_nopic_*.zim`) as a build source, with `libzim`.
 
 Air-gapped sites often have Wikipedia as ZIM files, not as dumps. A ZIM holds one entry per
-path: HTML articles, redirects, images, stylesheets. Articles are the HTML entries that are
-not redirects (mwoffliner marks exactly those as front articles); a redirect becomes an alias
-of its target, as a dump's `#REDIRECT` pages do; everything else is counted and skipped.
+path: HTML articles, redirects, images, stylesheets. libzim's Python API does not expose the
+front-article flag, so articles are the HTML entries that are not redirects (in mwoffliner's
+Wikipedia ZIMs those are the front articles); a redirect becomes an alias of the article at
+the end of its chain, as a dump's `#REDIRECT` pages do; everything else is counted and skipped.
 
 The entries go to the worker processes in ranges (`ENTRIES_PER_TASK`); each worker opens the
 archive itself (libzim reads with `pread`, so processes share nothing) and returns a
@@ -205,6 +206,21 @@ def _archive(path: str) -> Any:
     return _ARCHIVES[key]
 
 
+MAX_REDIRECT_HOPS = 5
+
+
+def _redirect_target(entry: Any) -> str | None:
+    """Title of the entry at the end of a redirect chain (None: dangling or a loop)."""
+    for _ in range(MAX_REDIRECT_HOPS):
+        try:
+            entry = entry.get_redirect_entry()
+        except (RuntimeError, KeyError):
+            return None
+        if not entry.is_redirect:
+            return str(entry.title)
+    return None
+
+
 def process_entries(path: str, start: int, end: int, passage_words: int) -> tuple[Any, int]:
     """Turn entries [start, end) into a BatchResult (runs in a worker). Returns it and the
     bytes of article HTML read."""
@@ -218,12 +234,11 @@ def process_entries(path: str, start: int, end: int, passage_words: int) -> tupl
     for i in range(start, end):
         entry = archive._get_entry_by_id(i)
         if entry.is_redirect:
-            try:
-                target = entry.get_redirect_entry().title
-            except (RuntimeError, KeyError):
+            target = _redirect_target(entry)
+            if target is None:
                 out.skipped["dangling ZIM redirect"] += 1
-                continue
-            out.redirects.append((entry.title, norm_title(target)))
+            else:
+                out.redirects.append((entry.title, norm_title(target)))
             continue
         item = entry.get_item()
         if not item.mimetype.startswith("text/html"):

@@ -255,6 +255,12 @@ def test_resume_and_restart_are_exclusive_and_stdin_cannot_resume(tmp_path, caps
     assert "standard input cannot be resumed" in one_error_line(capsys.readouterr().err)
 
 
+def test_workers_default_to_every_core(sample_index):
+    from index_builder.build import default_workers
+
+    assert json.loads((sample_index / "manifest.json").read_text())["workers"] == default_workers()
+
+
 def test_workers_flag(tmp_path, capsys):
     src = str(shared_file("enwiki-sample.xml.bz2"))
     assert main(["build-index", src, "--out", str(tmp_path / "a"), "--workers", "0"]) == 2
