@@ -168,15 +168,16 @@ class _Store:
     """On-disk side tables of one build: articles, their lead passages, and redirects.
 
     Every row carries the number of the batch that wrote it, and the tables are committed
-    at each checkpoint, so a resumed build can drop what came after its checkpoint
-    (`truncate`) and add those batches again without counting anything twice."""
+    (WAL, synchronous=FULL: a commit survives a power cut) at each checkpoint, so a resumed
+    build can drop what came after its checkpoint (`truncate`) and add those batches again
+    without counting anything twice."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.db = sqlite3.connect(path)
         self.db.executescript(
             """
-            PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;
+            PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;
             CREATE TABLE IF NOT EXISTS articles(key TEXT PRIMARY KEY, page_id INTEGER,
                 doc_id TEXT, title TEXT, section TEXT, text TEXT, dis INTEGER, batch INTEGER);
             CREATE TABLE IF NOT EXISTS redirects(alias TEXT, target TEXT, batch INTEGER);

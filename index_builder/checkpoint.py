@@ -90,6 +90,7 @@ class Checkpoint:
     def save(self, work: Path) -> None:
         self.saved_at = time.time()
         write_text(work / CHECKPOINT, json.dumps(asdict(self), ensure_ascii=False) + "\n")
+        _sync_dir(work)
 
     @classmethod
     def load(cls, work: Path) -> Checkpoint | None:
@@ -136,6 +137,22 @@ def committing(work: Path) -> int:
 
 def mark_committing(work: Path, results: int) -> None:
     write_text(work / COMMITTING, json.dumps({"results": results}) + "\n")
+    _sync_dir(work)
+
+
+def _sync_dir(work: Path) -> None:
+    """Make a rename in `work` durable: after a power cut the marker or checkpoint is there
+    whenever the Tantivy commit that follows it is."""
+    try:
+        fd = os.open(work, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def clear_committing(work: Path) -> None:
