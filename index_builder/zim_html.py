@@ -9,14 +9,16 @@ navigation (`<nav>`, navboxes, role=navigation), infoboxes and other tables, ref
 markers and lists, tables of contents, hatnotes, figures, edit links, and whole "See
 also"/"References"/"External links"-style sections. The `<h1>` title is not text.
 
-`html.parser` is the standard library's tolerant tokenizer: broken markup (an unclosed
-`<p>`, a stray end tag) never raises; end tags close the nearest matching open element.
+The tokenizer is one regular expression over tags, comments and text (the standard
+library's `html.parser` was 2-3x slower on tag-heavy pages), and it is tolerant: broken
+markup (an unclosed `<p>`, a stray end tag, a `<` in text) never raises; an end tag closes
+the nearest matching open element; script and style bodies are skipped whole.
 """
 
 from __future__ import annotations
 
+import html
 import re
-from html.parser import HTMLParser
 
 SKIP_TAGS = frozenset(
     {"script", "style", "nav", "table", "sup", "figure", "noscript", "template", "math",
@@ -44,13 +46,18 @@ VOID = frozenset(
     {"br", "img", "meta", "link", "hr", "input", "wbr", "source", "area", "base", "col",
      "embed", "param", "track"}
 )  # fmt: skip
+_TOKEN = re.compile(
+    r"<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>|<!--.*?(?:-->|$)|<[!?][^>]*>",
+    re.S,
+)
+_ATTR = re.compile(r"""\b(class|id|role|style)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.I)
+RAW_TEXT = {t: re.compile(rf"</{t}\s*>", re.I) for t in ("script", "style")}  # body skipped
 _PUNCT = re.compile(r"\s+([,.;:!?)])")
 _OPEN = re.compile(r"([(])\s+")
 
 
-class _Sections(HTMLParser):
+class _Sections:
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.stack: list[tuple[str, bool]] = []  # (tag, skipping below it)
         self.skip_depth = 0  # open elements whose content is dropped
         self.heading: list[str] | None = None  # text of an open heading
@@ -62,13 +69,37 @@ class _Sections(HTMLParser):
         self.line: list[str] = []
         self.out: list[tuple[str, str]] = []
 
-    # ---- tags ----------------------------------------------------------------------------
+    # ---- tokens --------------------------------------------------------------------------
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def feed(self, doc: str) -> None:
+        pos = 0
+        n = len(doc)
+        while pos < n:
+            m = _TOKEN.search(doc, pos)
+            if m is None:
+                self.handle_data(doc[pos:])
+                return
+            if m.start() > pos:
+                self.handle_data(doc[pos : m.start()])
+            pos = m.end()
+            tag = m.group(2)
+            if tag is None:
+                continue  # a comment, doctype or processing instruction
+            tag = tag.lower()
+            attrs = m.group(3)
+            if m.group(1):
+                self.handle_endtag(tag)
+            elif attrs.endswith("/") or tag in VOID:
+                self.handle_startendtag(tag)
+            elif tag in RAW_TEXT:
+                close = RAW_TEXT[tag].search(doc, pos)
+                pos = n if close is None else close.end()
+            else:
+                self.handle_starttag(tag, attrs)
+
+    def handle_starttag(self, tag: str, attrs: str) -> None:
         if tag in BLOCKS:
             self._break()
-        if tag in VOID:
-            return
         skip = tag in SKIP_TAGS or _skipped_by_attrs(attrs)
         self.stack.append((tag, skip))
         if skip:
@@ -79,7 +110,7 @@ class _Sections(HTMLParser):
         elif tag == "h1":
             self.in_h1 = True
 
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+    def handle_startendtag(self, tag: str) -> None:
         if tag in BLOCKS:
             self._break()
 
@@ -102,6 +133,8 @@ class _Sections(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.skip_depth or self.in_h1:
             return
+        if "&" in data:
+            data = html.unescape(data)
         if self.heading is not None:
             self.heading.append(data)
         elif not self.dropped_level:
@@ -135,15 +168,18 @@ class _Sections(HTMLParser):
         self.lines = []
 
     def result(self) -> list[tuple[str, str]]:
-        self.close()
+        if self.heading is not None:  # a heading the page never closed
+            self._end_heading()
         self._flush_section()
         return self.out
 
 
-def _skipped_by_attrs(attrs: list[tuple[str, str | None]]) -> bool:
-    for name, value in attrs:
-        if not value:
-            continue
+def _skipped_by_attrs(attrs: str) -> bool:
+    if not attrs or "=" not in attrs:
+        return False
+    for m in _ATTR.finditer(attrs):
+        name = m.group(1).lower()
+        value = m.group(2) or m.group(3) or m.group(4) or ""
         if name == "class" and not SKIP_CLASSES.isdisjoint(value.split()):
             return True
         if name == "id" and value in SKIP_IDS:
@@ -155,10 +191,10 @@ def _skipped_by_attrs(attrs: list[tuple[str, str | None]]) -> bool:
     return False
 
 
-def html_sections(html: str) -> list[tuple[str, str]]:
+def html_sections(doc: str) -> list[tuple[str, str]]:
     """(section name, plain text) pairs in document order; the lead section is named ""."""
     parser = _Sections()
-    parser.feed(html)
+    parser.feed(doc)
     return parser.result()
 
 

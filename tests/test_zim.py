@@ -140,6 +140,13 @@ def test_broken_html_never_raises():
         ("", "unclosed bold text")
     ]
     assert html_sections("") == []
+    assert html_sections("<P CLASS='x'>a &lt; b &amp; c</P><SCRIPT>if (a<b) {}</SCRIPT>d") == [
+        ("", "a < b & c\nd")
+    ]
+    assert html_sections("<p>x <!-- never closed <p>y") == [("", "x")]
+    assert html_sections('<p title="a>b">kept</p><script>no end') == [("", "kept")]
+    assert html_sections("<p>1 < 2 and 3 > 2</p>") == [("", "1 < 2 and 3 > 2")]
+    assert html_sections("<h2>Open heading<p>text") == []  # a heading with no end tag
 
 
 def test_disambiguation_by_title_or_lead():
