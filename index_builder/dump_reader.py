@@ -19,6 +19,7 @@ Every way a dump can be unreadable becomes a one-line `DumpError` that says how 
 
 from __future__ import annotations
 
+import base64
 import bz2
 import collections
 import gzip
@@ -283,6 +284,20 @@ def _group_and_apply(
     return (fn(pages) if fn is not None else pages), len(pages), xml_bytes
 
 
+def readable_file(source: str, what: str) -> Path:
+    """`source` as a path to a non-empty file we may read, or a one-line DumpError."""
+    path = Path(source).expanduser()
+    if not path.exists():
+        raise DumpError(f"no such file: {path}")
+    if path.is_dir():
+        raise DumpError(f"{path} is a directory, not a {what} file")
+    if not os.access(path, os.R_OK):
+        raise DumpError(f"cannot read {path}: permission denied")
+    if path.stat().st_size == 0:
+        raise DumpError(f"{path} is empty")
+    return path
+
+
 class DumpReader:
     """One pass over a dump. Counters (`bytes_read`, `xml_bytes`, `pages_read`) advance as
     pages are produced, for progress reporting; `total_bytes` is the file size (None on stdin).
@@ -306,21 +321,17 @@ class DumpReader:
         self.compression = "none"
         self.offsets: list[int] | None = None
         self.path: Path | None = None
+        self.index_path: Path | None = None
+        # Resume support: `position` describes the state after the last result yielded
+        # (None where that is not a clean cut); `resume_from` starts a pass at one.
+        self.position: dict[str, Any] | None = None
+        self._resume: dict[str, Any] | None = None
         if self.is_stdin:
             if multistream_index is not None:
                 raise DumpError("--multistream-index needs a dump file, not standard input")
             return
-        path = Path(self.source).expanduser()
-        if not path.exists():
-            raise DumpError(f"no such file: {path}")
-        if path.is_dir():
-            raise DumpError(f"{path} is a directory, not a dump file")
-        if not os.access(path, os.R_OK):
-            raise DumpError(f"cannot read {path}: permission denied")
-        self.path = path
+        path = self.path = readable_file(self.source, "dump")
         self.total_bytes = path.stat().st_size
-        if self.total_bytes == 0:
-            raise DumpError(f"{path} is empty")
         with open(path, "rb") as f:
             magic = f.read(3)
         if magic == BZ2_MAGIC:
@@ -335,6 +346,48 @@ class DumpReader:
                 raise DumpError(f"a multistream index needs a .bz2 dump; {path} is not bz2")
             self.offsets = read_stream_offsets(index, self.total_bytes)
             self.index_path = index
+
+    @property
+    def mode(self) -> str:
+        """How `map` reads this dump (part of a checkpoint's identity)."""
+        if self.multistream:
+            return "streams"
+        return "blocks" if self._blocks_ok() else "pages"
+
+    def resume_from(self, position: dict[str, Any] | None) -> None:
+        """Start the next pass where a checkpoint's `position` says the last one stopped."""
+        self._resume = position
+        if position is not None:
+            self.pages_read = int(position.get("pages", 0))
+            self.xml_bytes = int(position.get("xml_bytes", 0))
+            self.bytes_read = int(position.get("bytes_read", 0))
+
+    def _resume_at(self, kind: str) -> dict[str, Any] | None:
+        pos = self._resume
+        if pos is None:
+            return None
+        if pos.get("kind") != kind:
+            raise DumpError(f"cannot resume {self.source}: its checkpoint is not for {kind}")
+        return pos
+
+    article_kind = "a namespace-0 article with text"
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What a checkpoint must match to be resumed with this dump."""
+        from index_builder.checkpoint import source_fingerprint
+
+        assert self.path is not None
+        return source_fingerprint(self.path, self.index_path if self.multistream else None)
+
+    def manifest_source(self, xml_bytes: int) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "path": str(self.path) if self.path else "-",
+            "size_bytes": self.total_bytes if self.total_bytes is not None else 0,
+            "xml_bytes": xml_bytes,
+            "compression": self.compression,
+            "multistream": self.multistream,
+        }
 
     @property
     def multistream(self) -> bool:
@@ -360,16 +413,30 @@ class DumpReader:
 
     def batches(self, max_bytes: int = 1 << 20) -> Iterator[list[Page]]:
         """Pages in lists of about `max_bytes` of wikitext (single-stream reading)."""
+        pos = self._resume_at("pages")
+        skip = int(pos["pages"]) if pos else 0
+        # Without a seekable cut, a resumed pass re-reads the pages done and drops them
+        # unparsed by the cleaner: parsing is cheap next to cleaning and indexing.
+        self.pages_read = self.xml_bytes = 0
         batch: list[Page] = []
         size = 0
         for page in self._iter_single():
+            if skip > 0:
+                skip -= 1
+                continue
             batch.append(page)
             size += len(page.text) + 200
             if size >= max_bytes:
+                self.position = self._pages_position(self.pages_read)
                 yield batch
                 batch, size = [], 0
         if batch:
+            self.position = self._pages_position(self.pages_read)
             yield batch
+
+    def _pages_position(self, pages: int) -> dict[str, Any]:
+        return {"kind": "pages", "pages": pages, "bytes_read": self.bytes_read,
+                "xml_bytes": self.xml_bytes}  # fmt: skip
 
     # ---- single stream -----------------------------------------------------------------
 
@@ -393,6 +460,26 @@ class DumpReader:
             stream = buffered  # type: ignore[assignment]
         return stream, counting
 
+    def _read_chunk(
+        self, stream: BinaryIO, counting: _Counting, where: str, *, first: bool
+    ) -> bytes:
+        """The next CHUNK of XML; a decompression failure as a one-line DumpError."""
+        try:
+            return stream.read(CHUNK)
+        except EOFError:
+            raise DumpError(
+                f"truncated {self.compression} file {where}: it ends early after "
+                f"{self.pages_read} pages ({_mb(self.xml_bytes)} of XML, "
+                f"{counting.count} of {self.total_bytes or '?'} bytes read)"
+            ) from None
+        except (OSError, zlib.error) as e:
+            if first:
+                raise DumpError(f"not a valid {self.compression} file: {where} ({e})") from None
+            raise DumpError(
+                f"corrupt {self.compression} data in {where} after {self.pages_read} "
+                f"pages ({counting.count} bytes read): {e}"
+            ) from None
+
     def _iter_single(self) -> Iterator[Page]:
         where = self.name if self.is_stdin else str(self.path)
         stream, counting = self._open_raw()
@@ -400,23 +487,7 @@ class DumpReader:
         first = True
         try:
             while True:
-                try:
-                    data = stream.read(CHUNK)
-                except EOFError:
-                    raise DumpError(
-                        f"truncated {self.compression} file {where}: it ends early after "
-                        f"{self.pages_read} pages ({_mb(self.xml_bytes)} of XML, "
-                        f"{counting.count} of {self.total_bytes or '?'} bytes read)"
-                    ) from None
-                except (OSError, zlib.error) as e:
-                    if first:
-                        raise DumpError(
-                            f"not a valid {self.compression} file: {where} ({e})"
-                        ) from None
-                    raise DumpError(
-                        f"corrupt {self.compression} data in {where} after {self.pages_read} "
-                        f"pages ({counting.count} bytes read): {e}"
-                    ) from None
+                data = self._read_chunk(stream, counting, where, first=first)
                 if first:
                     _sniff_xml(data, where)
                     first = False
@@ -448,22 +519,25 @@ class DumpReader:
         dump order. A multistream dump is read stream group by stream group and a seekable
         UTF-8 .bz2 block range by block range, decompressing and parsing in the workers;
         anything else (stdin, .xml, gzip, UTF-16) is read here and only `fn` runs there."""
-        if self.multistream:
+        by_pages = self._resume is not None and self._resume.get("kind") == "pages"
+        if self.multistream and not by_pages:
             yield from self.map_groups(fn, pool)
-        elif self._blocks_ok():
+        elif not by_pages and self._blocks_ok():
             yield from self.map_blocks(fn, pool)
         else:
             window = 2 * self.workers + 1
-            pending: collections.deque[Any] = collections.deque()
+            pending: collections.deque[tuple[Any, dict[str, Any] | None]] = collections.deque()
             for batch in self.batches(batch_bytes):
                 if fn is None:
                     yield batch
                     continue
-                pending.append(pool.apply_async(fn, (batch,)))
+                pending.append((pool.apply_async(fn, (batch,)), self.position))
                 if len(pending) >= window:
-                    yield pending.popleft().get()
+                    res, self.position = pending.popleft()
+                    yield res.get()
             while pending:
-                yield pending.popleft().get()
+                res, self.position = pending.popleft()
+                yield res.get()
 
     def _blocks_ok(self) -> bool:
         """Block-parallel reading needs a seekable bz2 file whose XML is UTF-8 (byte search
@@ -489,20 +563,38 @@ class DumpReader:
         fragments of pages that straddle two ranges and runs `fn` on those itself."""
         assert self.path is not None and self.total_bytes is not None
         where = str(self.path)
-        path = where
-        size = self.total_bytes
+        pos = self._resume_at("blocks")
+        carry = base64.b64decode(pos["carry"]) if pos else b""
+        header_seen = pos is not None
+        for head, out, tail, n_pages, end in self._block_results(fn, pool, pos):
+            carry += head
+            if tail is None:
+                continue
+            if not header_seen:
+                self._check_header(carry, where)
+                header_seen = True
+            else:
+                yield from self._run_here(fn, carry, where)
+            carry = tail
+            self.pages_read += n_pages
+            self.position = {"kind": "blocks", "offset": end, "pages": self.pages_read,
+                             "xml_bytes": self.xml_bytes, "bytes_read": end,
+                             "carry": base64.b64encode(tail).decode("ascii")}  # fmt: skip
+            yield out
+        if header_seen:
+            yield from self._blocks_tail(fn, carry, where)
+        else:
+            yield from self._headerless(fn, carry, where)
+
+    def _block_results(
+        self, fn: Callable[[list[Page]], Any] | None, pool: Any, pos: dict[str, Any] | None
+    ) -> Iterator[tuple[bytes, Any, bytes | None, int, int]]:
+        """Worker results for each byte range, in order, a bounded number in flight."""
+        assert self.path is not None and self.total_bytes is not None
+        path, size = str(self.path), self.total_bytes
         window = 2 * self.workers + 2
-        ranges = iter(range(0, size, RANGE_BYTES))
+        ranges = iter(range(int(pos["offset"]) if pos else 0, size, RANGE_BYTES))
         pending: collections.deque[tuple[Any, int]] = collections.deque()
-        carry = b""
-        header: _PageParser | None = None
-
-        def run_here(xml: bytes) -> Iterator[Any]:
-            pages = parse_chunk(xml.replace(b"</mediawiki>", b""), where)
-            if pages:
-                self.pages_read += len(pages)
-                yield fn(pages) if fn is not None else pages
-
         while True:
             while len(pending) < window:
                 start = next(ranges, None)
@@ -511,44 +603,40 @@ class DumpReader:
                 end = min(size, start + RANGE_BYTES)
                 pending.append((pool.apply_async(_blocks_and_apply, (fn, path, start, end)), end))
             if not pending:
-                break
+                return
             res, end = pending.popleft()
             try:
                 head, out, tail, n_pages, xml_bytes = res.get()
             except EOFError:
                 raise DumpError(
-                    f"truncated bz2 file {where}: it ends early after {self.pages_read} pages "
+                    f"truncated bz2 file {path}: it ends early after {self.pages_read} pages "
                     f"({_mb(self.xml_bytes)} of XML, {self.bytes_read} of {size} bytes read)"
                 ) from None
             except (OSError, ValueError) as e:
                 raise DumpError(
-                    f"corrupt bz2 data in {where} after {self.pages_read} pages "
+                    f"corrupt bz2 data in {path} after {self.pages_read} pages "
                     f"({self.bytes_read} bytes read): {e}"
                 ) from None
             except DumpError as e:
                 raise DumpError(f"{e} ({self.pages_read} pages read before it)") from None
             self.xml_bytes += xml_bytes
             self.bytes_read = end
-            carry += head
-            if tail is None:
-                continue
-            if header is None:
-                header = self._check_header(carry, where)
-            else:
-                yield from run_here(carry)
-            carry = tail
-            self.pages_read += n_pages
-            yield out
-        if header is None:
-            # no <page> anywhere: read it all with the full parser for the right error
-            parser = _PageParser(where)
-            _sniff_xml(carry, where)
-            pages = [*parser.feed(carry), *parser.close()]
-            self.lang = parser.lang
-            if pages:
-                self.pages_read += len(pages)
-                yield fn(pages) if fn is not None else pages
-            return
+            yield head, out, tail, n_pages, end
+
+    def _run_here(
+        self, fn: Callable[[list[Page]], Any] | None, xml: bytes, where: str
+    ) -> Iterator[Any]:
+        """Parse (and apply `fn` to) a page joined from two ranges' fragments, here."""
+        self.position = None  # mid-range: no clean cut until the range's own result
+        pages = parse_chunk(xml.replace(b"</mediawiki>", b""), where)
+        if pages:
+            self.pages_read += len(pages)
+            yield fn(pages) if fn is not None else pages
+
+    def _blocks_tail(
+        self, fn: Callable[[list[Page]], Any] | None, carry: bytes, where: str
+    ) -> Iterator[Any]:
+        """The page that began in the last range, after checking the dump's end tag."""
         body = carry.rstrip()
         if not body.endswith(b"</mediawiki>"):
             raise DumpError(
@@ -556,8 +644,20 @@ class DumpReader:
                 f"({_mb(self.xml_bytes)} of XML read)"
             )
         body = body[: -len(b"</mediawiki>")]
-        if body.strip():  # the page that began in the last range
-            yield from run_here(body)
+        if body.strip():
+            yield from self._run_here(fn, body, where)
+
+    def _headerless(
+        self, fn: Callable[[list[Page]], Any] | None, carry: bytes, where: str
+    ) -> Iterator[Any]:
+        """No <page> anywhere: read it all with the full parser for the right error."""
+        parser = _PageParser(where)
+        _sniff_xml(carry, where)
+        pages = [*parser.feed(carry), *parser.close()]
+        self.lang = parser.lang
+        if pages:
+            self.pages_read += len(pages)
+            yield fn(pages) if fn is not None else pages
 
     def _check_header(self, head: bytes, where: str) -> _PageParser:
         """Validate the prolog and <siteinfo> before the first page; read the language."""
@@ -608,9 +708,13 @@ class DumpReader:
         """Decompress, parse and apply `fn` to each group of streams in `pool`; yield the
         results in dump order. At most `window` groups are in flight (bounded memory)."""
         self._header()
+        pos = self._resume_at("streams")
+        if pos is not None:
+            self.resume_from(pos)  # the header stream counted again: restore the counters
+        first = int(pos["offset"]) if pos else 0
         window = window or 2 * self.workers + 2
         pending: collections.deque[tuple[Any, tuple[int, int]]] = collections.deque()
-        groups = iter(self.groups())
+        groups = iter([g for g in self.groups() if g[0] >= first])
         path = str(self.path)
         while True:
             while len(pending) < window:
@@ -634,6 +738,8 @@ class DumpReader:
             self.pages_read += n_pages
             self.xml_bytes += xml_bytes
             self.bytes_read = end
+            self.position = {"kind": "streams", "offset": end, "pages": self.pages_read,
+                             "xml_bytes": self.xml_bytes, "bytes_read": end}  # fmt: skip
             yield out
 
 

@@ -132,5 +132,8 @@ def _exchange(a: Path, b: Path) -> bool:
     return rc == 0
 
 
+PARTIAL_PREFIX = ".partial-"  # a resumable build in progress (index_builder.checkpoint)
+
+
 def is_hidden_temp(name: str) -> bool:
-    return name.startswith((TMP_PREFIX, OLD_PREFIX))
+    return name.startswith((TMP_PREFIX, OLD_PREFIX, PARTIAL_PREFIX))

@@ -207,7 +207,8 @@ def test_interrupted_build_leaves_old_index_usable(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         build_index(shared_file("enwiki-sample.xml.bz2"), target, force=True,
                     progress=interrupt, workers=2)  # fmt: skip
-    assert _visible(target.parent) == ["main"]  # no temp dir left
+    # only the hidden resumable build is left beside it, nothing under the index name
+    assert _visible(target.parent) == [".partial-main", "main"]
     r = BM25Retriever.open(target)
     assert r.passage_count == before
     assert r.search("Apollo 11 Moon landing", 1)[0].title == "Apollo 11"
@@ -225,8 +226,10 @@ def test_ctrl_c_in_cli_build(tmp_path, monkeypatch, capsys):
     src = str(shared_file("enwiki-sample.xml.bz2"))
     rc = main(["build-index", src, "--out", str(target), "--force"])
     assert rc == 130
-    assert "left as it was" in capsys.readouterr().err
-    assert _visible(tmp_path) == ["idx"]
+    err = capsys.readouterr().err
+    assert "left as it was" in err
+    assert "--resume" in err
+    assert _visible(tmp_path) == [".partial-idx", "idx"]
     assert BM25Retriever.open(target).search("Reykjavík", 1)[0].title == "Reykjavík"
 
 

@@ -142,7 +142,7 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
     # Partway = the Tantivy writer of the new index is running in its temp dir.
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and proc.poll() is None:
-        tmp_dirs = list(base.glob(f".tmp-wiki-{proc.pid}-*"))
+        tmp_dirs = list(base.glob(".partial-wiki"))
         if tmp_dirs and any(p.suffix == ".idx" or p.name == ".tantivy-writer.lock"
                             for p in tmp_dirs[0].iterdir()):  # fmt: skip
             break
@@ -152,13 +152,14 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
     os.kill(proc.pid, signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
     # The killed writer left its temp dir (and Tantivy's lock files in it) behind ...
-    assert list(base.glob(f".tmp-wiki-{proc.pid}-*")), "expected the killed build's temp dir"
+    assert list(base.glob(".partial-wiki")), "expected the killed build's partial dir"
     # ... and the old index still serves queries.
     assert_serves(idx, old_n)
 
     # The rerun, with readers busy during it.
     opened_before = BM25Retriever.open(idx)
-    proc = subprocess.Popen(build, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([*build, "--resume"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
     counts: list[int] = []
     asker = None
     while proc.poll() is None:
@@ -166,7 +167,7 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
         counts.append(fresh.passage_count)
         assert fresh.search("anarchism", 3)
         assert opened_before.search("anarchism", 3)
-        if asker is None and list(base.glob(f".tmp-wiki-{proc.pid}-*")):
+        if asker is None and list(base.glob(".partial-wiki")):
             asker = subprocess.Popen(
                 [sys.executable, "-m", "scim_edge", "ask", "What is anarchism?", "--index",
                  "wiki", "--model", "extractive", "--json"],
@@ -193,15 +194,15 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
 
 @pytest.mark.slow
 def test_sigterm_during_build_cleans_up_and_keeps_the_old_index(big_dump, wiki):
-    """SIGTERM (a service stop, `kill`) unwinds like Ctrl-C: one line, exit 130, the temp
-    dir removed, the old index untouched, no traceback from the main process or workers."""
+    """SIGTERM (a service stop, `kill`) unwinds like Ctrl-C: one line, exit 130, the partial
+    build kept for --resume, the old index untouched, no traceback from main or workers."""
     idx, old_n = wiki
     base = idx.parent
     build = [sys.executable, "-m", "scim_edge", "build-index", str(big_dump), "--name", "wiki",
              "--force"]  # fmt: skip
     proc = subprocess.Popen(build, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list(base.glob(f".tmp-wiki-{proc.pid}-*")):
+    while time.monotonic() < deadline and not list(base.glob(".partial-wiki")):
         time.sleep(0.05)
     time.sleep(1.0)
     assert proc.poll() is None, "the build finished before it could be stopped"
@@ -209,7 +210,7 @@ def test_sigterm_during_build_cleans_up_and_keeps_the_old_index(big_dump, wiki):
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "interrupted" in err
-    assert not list(base.glob(f".tmp-wiki-{proc.pid}-*"))
+    assert "--resume" in err  # the partial build is kept, to be resumed
     assert_serves(idx, old_n)
 
 
