@@ -72,6 +72,13 @@ class Confidence:
         return conf
 
     @classmethod
+    def disable(cls, engine: Any, settings: Any) -> None:
+        """No confidence on this engine's answers (self-practice runs before any Critic)."""
+        engine.extras[("confidence", getattr(settings, "critic_model", None))] = cls(
+            None, "no Critic while practising"
+        )
+
+    @classmethod
     def _load(cls, engine: Any, settings: Any) -> Confidence:
         index_dir = getattr(engine.retriever, "path", None)
         critic = find(index_dir, getattr(settings, "critic_model", None))

@@ -26,7 +26,6 @@ READER_KEYS = (
     "agree_passages",
     "rank_recip",
     "title_overlap",
-    "lead_passage",
 )
 FEATURES: tuple[str, ...] = (
     *(f"q:{k}" for k in SCORE_KEYS),

@@ -43,8 +43,17 @@ def test_continue_below_theta():
     assert algorithm1(2, 0.62, 0.60, **POLICY).decision == "continue"
 
 
-def test_budget_checked_before_decline():
-    assert algorithm1(3, 0.40, 0.60, **POLICY).reason == "budget"
+def test_decline_checked_before_budget():
+    # a decline in the last iteration still returns the better, earlier answer
+    assert algorithm1(3, 0.40, 0.60, **POLICY).reason == "quality_declined"
+
+
+def test_decline_at_the_budget_reverts():
+    assert algorithm1(3, 0.40, 0.60, **POLICY).revert
+
+
+def test_budget_without_a_decline():
+    assert algorithm1(3, 0.58, 0.60, **POLICY).reason == "budget"
 
 
 def test_fast_path_only_at_t1():

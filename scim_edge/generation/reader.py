@@ -66,7 +66,6 @@ class Reading:
             "agree_passages": round(vec["agree_passages"], 6),
             "rank_recip": round(vec["rank_recip"], 6),
             "title_overlap": round(vec["title_overlap"], 6),
-            "lead_passage": vec["lead_passage"],
         }
 
 

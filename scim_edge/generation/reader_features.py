@@ -62,7 +62,6 @@ _LOCAL = (
     "no_anchor",
     "title_overlap",
     "title_in_question",
-    "lead_passage",
     "rank_recip",
     "rank0",
     "bm25_norm",
@@ -248,10 +247,6 @@ def place_like(span: Span) -> bool:
     return bool(words & PLACE_WORDS) or span.before in _PLACE_PREPS
 
 
-def _is_lead(p: Passage) -> bool:
-    return p.doc_id.rsplit("-", 1)[-1] in ("0", "1") and not p.section
-
-
 def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> list[Candidate]:
     """Every candidate span in the top passages' sentences, each with its feature vector.
 
@@ -337,7 +332,6 @@ def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> lis
         t_stems = title_stems_cache[p.title]
         local["title_overlap"] = len(t_stems & q.stems) / max(1, len(t_stems))
         local["title_in_question"] = title_in_q[p.title]
-        local["lead_passage"] = float(_is_lead(p))
         local["rank_recip"] = 1.0 / (1 + rank)
         local["rank0"] = float(rank == 0)
         local["bm25_norm"] = max(0.0, p.score) / max_score

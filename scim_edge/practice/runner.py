@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from scim_edge import query_formulation as qf
+from scim_edge.confidence import Confidence
 from scim_edge.critic_features import record_features
 from scim_edge.errors import UserError
 from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
@@ -261,8 +262,12 @@ def run_practice(
 
     # pass 3: traces through the loop with the fitted reader
     t3 = time.perf_counter()
-    engine.generator.use_reader(Reader(model, "practice"))
-    loop_settings = settings.replace(loop=opts.loop, cache_answers=False)
+    if hasattr(engine.generator, "use_reader"):
+        engine.generator.use_reader(Reader(model, "practice"))
+    loop_settings = settings.replace(loop=opts.loop, cache_answers=False, critic="heuristic")
+    # The traces are what a Critic learns from: no Critic may judge them, so a stale or
+    # missing one cannot change or stop them.
+    Confidence.disable(engine, loop_settings)
     rows: list[dict[str, Any]] = []
     for n, (a, b) in enumerate(spans):
         path = part / f"traces-{n:04d}.jsonl"
