@@ -29,14 +29,35 @@ _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
 
 
 def fmt_ms(ms: float | None) -> str:
-    """Milliseconds for humans: sub-ms with one decimal, seconds past 10 s."""
+    """Milliseconds for humans: `0.6 ms`, `430 ms`, `1.0 s`, `12.3 s`."""
     if ms is None:
         return "–"
     if ms < 10:
         return f"{ms:.1f} ms"
-    if ms < 10_000:
+    if ms < 999.5:
         return f"{ms:.0f} ms"
     return f"{ms / 1000:.1f} s"
+
+
+def confidence_words(answer: Answer) -> str:
+    """The trust label a user reads: the tier, with the calibrated probability when there
+    is one (`high confidence · 87%`); without it the tier comes from Q and says so."""
+    tier = answer.tier or "low"
+    if answer.confidence is not None:
+        return f"{tier} confidence · {round(100 * answer.confidence)}%"
+    return f"{tier} confidence (from Q {answer.quality:.2f})"
+
+
+GENERATOR_WORDS = {"extractive": "the extractive reader"}
+
+
+def generator_words(name: str) -> str:
+    """Which generator produced an answer, in words: the extractive reader or Flan-T5."""
+    if not name:
+        return "an unknown generator"
+    if name in GENERATOR_WORDS:
+        return GENERATOR_WORDS[name]
+    return f"Flan-T5 ({name})"
 
 
 def tier_of(quality: float) -> str:
@@ -48,9 +69,16 @@ def tier_of(quality: float) -> str:
 
 
 def stop_reason_words(answer: Answer) -> str:
-    """The stop reason as a sentence a user understands."""
+    """The stop reason as a sentence a user understands (never the answer again: a safe
+    stop's answer is already the insufficient-evidence sentence)."""
     if answer.status == "insufficient_evidence" or answer.answer.strip() == INSUFFICIENT_EVIDENCE:
-        return INSUFFICIENT_EVIDENCE
+        return {
+            "no_evidence": "stopped: no passage supports an answer",
+            "no_new_evidence": "stopped: the follow-up searches found nothing new",
+            "max_iterations_reached": (
+                f"stopped: the critic rejected every answer in {len(answer.iterations)} rounds"
+            ),
+        }.get(answer.stop_reason, "stopped: the evidence does not support an answer")
     n = len(answer.iterations)
     reason = answer.stop_reason or ""
     accepted = [it.t for it in answer.iterations if it.decision == "accept"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Footer, Markdown
 
 HELP = """\
 # scim-edge
@@ -48,6 +48,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "Help"
             box.border_subtitle = "Esc closes"
             yield Markdown(HELP)
+        yield Footer()
 
     def action_close(self) -> None:
         self.dismiss(None)
