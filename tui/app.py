@@ -61,8 +61,8 @@ class ScimEdgeApp(App[None]):
     COMMAND_PALETTE_DISPLAY = "Commands"
     BINDINGS = [
         Binding("f1", "help", "Help", show=False),  # shown first by each screen instead
-        Binding("f2", "index_manager", "Indexes"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f2", "index_manager", "Indexes", show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
     def __init__(

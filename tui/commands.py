@@ -36,7 +36,9 @@ def palette_commands(app: ScimEdgeApp) -> Iterator[PaletteCommand]:
     yield PaletteCommand(
         "Index manager", "list, build, switch and remove indexes", app.action_index_manager
     )
-    yield PaletteCommand("Settings", "loop, profile, θ, T_max, δ, index, model", app.action_settings)
+    yield PaletteCommand(
+        "Settings", "loop, profile, θ, T_max, δ, index, model", app.action_settings
+    )
     yield PaletteCommand(
         "Copy the answer", "the answer, its support and sources", app.action_copy_answer
     )

@@ -50,7 +50,9 @@ class ArticleScreen(ModalScreen[None]):
                     if p.section != section:
                         section = p.section
                         if section:
-                            yield Static(Content.styled(section, "bold $accent"), classes="article-section")
+                            yield Static(
+                                Content.styled(section, "bold $accent"), classes="article-section"
+                            )
                     cited = p.doc_id == self.cited.doc_id
                     text = highlight(p.text, words) if cited else Content(p.text)
                     yield Static(

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
-from textual import events
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -44,12 +43,13 @@ class MainScreen(Screen):
     app: ScimEdgeApp
 
     BINDINGS = [
-        Binding("f1", "app.help", "Help"),  # first, so a narrow footer keeps it
-        Binding("escape", "cancel", "Cancel"),
+        # Priority bindings lead the footer: Help first, so a narrow footer keeps it.
+        Binding("f1", "app.help", "Help", priority=True),
         Binding("ctrl+e", "focus_evidence", "Evidence", priority=True),
+        Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "app.settings", "Settings"),
-        Binding("ctrl+y", "copy_answer", "Copy answer"),
-        Binding("ctrl+o", "export", "Export"),
+        Binding("ctrl+y", "copy_answer", "Copy"),
+        Binding("ctrl+o", "export", "Export", show=False),
     ]
 
     def __init__(self) -> None:
@@ -232,8 +232,8 @@ class MainScreen(Screen):
         """Typing while the history or evidence has focus goes to the question line."""
         if not event.is_printable or event.character is None:
             return
-        if isinstance(self.focused, Input):
-            return
+        if isinstance(self.focused, Input) or event.key in self.active_bindings:
+            return  # a key a widget binds (`a` in the evidence panel) keeps its meaning
         field = self.query_one("#question", QuestionInput)
         field.focus()
         field.insert_text_at_cursor(event.character)

@@ -74,8 +74,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
             else "default (the installed one)"
         )
         index_opts = [(default_label, "")] + [
-            (f"{n} (active)" if n == self.active_index and s.index else n, n)
-            for n in self.indexes
+            (f"{n} (active)" if n == self.active_index and s.index else n, n) for n in self.indexes
         ]
         if s.index and s.index not in self.indexes:
             index_opts.append((f"{s.index} (active)", s.index))

@@ -54,7 +54,9 @@ class EvidencePanel(Vertical):
         for doc_id in order:
             p = passages[doc_id]
             mark = "★ " if doc_id in cited else "· "
-            options.append(Option(f"{mark}{one_line(source_label(p.title, p.section), 60)}", id=doc_id))
+            options.append(
+                Option(f"{mark}{one_line(source_label(p.title, p.section), 60)}", id=doc_id)
+            )
         listing = self.query_one("#evidence-list", OptionList)
         listing.clear_options()
         listing.add_options(options)
@@ -81,7 +83,10 @@ class EvidencePanel(Vertical):
             ("\n", ""),
             (url, "dim"),
             ("\n", ""),
-            ("read the whole article (a)", f"$accent underline @click=screen.show_article('{doc_id}')"),
+            (
+                "read the whole article (a)",
+                f"$accent underline @click=screen.show_article('{doc_id}')",
+            ),
             ("\n\n", ""),
         )
         self.query_one("#evidence-text", Static).update(

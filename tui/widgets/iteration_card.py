@@ -6,6 +6,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from scim_edge.critic import NO_EVIDENCE, UNSUPPORTED
 from scim_edge.types import (
     Critiqued,
     Decided,
@@ -15,7 +16,6 @@ from scim_edge.types import (
     Retrieved,
     Scored,
 )
-from scim_edge.critic import NO_EVIDENCE, UNSUPPORTED
 from tui.formatting import one_line, timing_items
 from tui.sources import source_label
 from tui.widgets.item_row import ItemRow

@@ -1,0 +1,86 @@
+"""Building an index from the TUI, shared by the welcome screen and the index manager.
+
+The build runs in a thread worker (the builder cleans pages in worker processes for
+large dumps) and reports only through messages, as toolong's scanner does, so the screen
+stays responsive. Esc cancels: the progress callback raises, the builder's atomic
+directory is removed, and nothing is kept under the index's name.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from textual import work
+from textual.worker import get_current_worker
+
+from scim_edge.errors import UserError
+from tui.messages import BuildFailed, BuildFinished, BuildProgress
+
+DUMP_SUFFIXES = (".xml.bz2", ".xml.gz", ".xml", ".bz2", ".gz", ".zim")
+PROGRESS_EVERY_S = 0.1
+
+
+class BuildCancelled(Exception):
+    """Raised from the progress callback to stop a cancelled build (atomic: nothing kept)."""
+
+
+def index_name_for(dump: Path) -> str:
+    name = dump.name
+    for suffix in DUMP_SUFFIXES:
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name or "index"
+
+
+def progress_text(info: Any) -> tuple[float | None, str]:
+    """(fraction of the compressed input read, one line of figures) of a ProgressInfo."""
+    frac = None
+    if getattr(info, "total_bytes", None):
+        frac = min(1.0, info.bytes_read / info.total_bytes)
+    mb = info.bytes_read / 1e6
+    text = (
+        f"{info.phase}: {mb:.1f} MB read"
+        + (f" of {info.total_bytes / 1e6:.1f} MB" if info.total_bytes else "")
+        + f" · {info.pages:,} pages · {info.articles:,} articles · {info.passages:,} passages"
+        + f" · {info.elapsed:.1f} s"
+    )
+    return frac, text
+
+
+class IndexBuilding:
+    """Mixin for a screen that builds indexes: `build(source, out)` posts BuildProgress,
+    BuildFinished or BuildFailed to the screen."""
+
+    @work(thread=True, exclusive=True, group="build", exit_on_error=False)
+    def build(self, source: Path, out: Path) -> None:
+        from index_builder.build import build_index
+
+        worker = get_current_worker()
+        last = 0.0
+
+        def progress(info: Any) -> None:
+            nonlocal last
+            if worker.is_cancelled:
+                raise BuildCancelled
+            now = time.monotonic()
+            if now - last >= PROGRESS_EVERY_S or info.phase != "reading":
+                last = now
+                self.post_message(BuildProgress(*progress_text(info)))  # type: ignore[attr-defined]
+
+        try:
+            manifest = build_index(source, out, progress=progress)
+        except BuildCancelled:
+            return
+        except UserError as e:
+            self.post_message(BuildFailed(e.one_line()))  # type: ignore[attr-defined]
+            return
+        counts = manifest.get("counts", {})
+        self.post_message(  # type: ignore[attr-defined]
+            BuildFinished(
+                out,
+                f"{counts.get('articles', 0):,} articles, {counts.get('passages', 0):,} passages",
+            )
+        )
