@@ -82,9 +82,12 @@ def test_ask_human_output(capsys, sample_index):
                        "--model", "extractive")  # fmt: skip
     assert rc == 0
     assert "Oranjestad" in out
-    assert "citations:" in out and "tier" in out and "stop" in out
-    assert "retr" in out and "coord" in out  # the per-iteration table
-    assert "generator extractive" in out and "index" in out
+    assert "Sources:" in out and "confidence" in out
+    assert "answered by the extractive reader" in out
+    assert "coord" not in out and "force_accept" not in out  # no loop jargon by default
+    rc, out, err = ask(capsys, "What is the capital of Aruba?", "--index", str(sample_index),
+                       "--model", "extractive", "--details")  # fmt: skip
+    assert rc == 0 and "retr" in out and "coord" in out  # the per-iteration table
 
 
 def test_no_model_note_said_once(capsys, sample_index):

@@ -24,6 +24,7 @@ from tui.app import make_app
 from tui.formatting import highlight, question_words, stop_reason_words
 from tui.screens.settings import SettingsScreen
 from tui.screens.welcome import WelcomeScreen
+from tui.sources import source_label
 from tui.widgets.answer_panel import AnswerPanel
 from tui.widgets.evidence_panel import EvidencePanel
 from tui.widgets.iteration_card import IterationCard
@@ -64,6 +65,10 @@ async def ask(pilot, question: str, *, type_it: bool = False) -> None:
     await pilot.pause()
 
 
+def ex_passages(app) -> dict:
+    return app.exchanges[-1].passages
+
+
 def last_answer(app) -> Answer:
     answered = [ex for ex in app.exchanges if ex.answer is not None]
     assert answered, "no question was answered"
@@ -91,7 +96,8 @@ async def test_question_shows_answer_iteration_cards_and_citations(sample_index,
         cites = plain(panel.query_one(".answer-citations", Static))
         assert answer.citations
         for c in answer.citations:
-            assert c["title"] in cites and c["doc_id"] in cites
+            section = ex_passages(app)[c["doc_id"]].section
+            assert source_label(c["title"], section) in cites
 
         cards = list(view.query(IterationCard))
         assert len(cards) == len(answer.iterations) >= 1

@@ -11,15 +11,10 @@ from typing import Any
 from urllib.parse import quote
 
 from scim_edge.types import Passage
+from scim_edge.wording import source_label
 
 MAX_ARTICLE_PASSAGES = 2000  # a guard: no real article has this many 100-word passages
 MAX_GAP = 3  # ids a rebuilt article may skip (a passage the builder dropped) before it ends
-
-
-def source_label(title: str, section: str = "") -> str:
-    """`Title › Section`, or the title alone for an article's lead."""
-    title = title or "untitled"
-    return f"{title} › {section}" if section else title
 
 
 def wiki_url(title: str, section: str = "", lang: str = "en") -> str:

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from scim_edge.bundle import StderrProgress, create_bundle, plan_bundle
 from scim_edge.commands._output import print_json
 
 
@@ -50,6 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scim_edge.bundle import StderrProgress, create_bundle, plan_bundle  # lazy: start-up
+
     plan = plan_bundle(
         args.index, args.model, with_nltk_data=args.with_nltk_data, wheelhouse=args.wheelhouse
     )

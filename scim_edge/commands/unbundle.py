@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from scim_edge.bundle import StderrProgress, install_bundle
 from scim_edge.commands._output import print_json
 
 
@@ -29,6 +28,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scim_edge.bundle import StderrProgress, install_bundle  # lazy: start-up
+
     result = install_bundle(
         args.file, args.home, force=args.force, progress=StderrProgress("verify")
     )
