@@ -256,8 +256,7 @@ class FakeEngine:
         verdict = Verdict(
             accept=False,
             issues=["no evidence for: horses (achilles, immortal)"],
-            reason="no sentence stating the answer supports: horses; "
-            "consistency 0.40 < 0.50",
+            reason="no sentence stating the answer supports: horses; consistency 0.40 < 0.50",
         )
         yield Critiqued(1, verdict, 0.8)
         rep = report((0.3, 0.4, 0.5, 0.33, 0.33, 0.37))

@@ -238,12 +238,12 @@ class ScimEdgeApp(App[None]):
         self.main.action_export()
 
     def active_index_name(self) -> str | None:
-        """The name of the index questions are answered from (the open one, else the one
-        the settings name, else the one a bare `--index` default resolves to)."""
-        if self.engine is not None and getattr(self.engine, "index_name", ""):
-            return str(self.engine.index_name)
+        """The name of the index the next question is answered from (the one the settings
+        name, else the open one, else the one the default resolves to)."""
         if self.settings.index:
             return Path(self.settings.index).name
+        if self.engine is not None and getattr(self.engine, "index_name", ""):
+            return str(self.engine.index_name)
         names = installed_indexes()
         if "default" in names:
             return "default"

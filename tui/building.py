@@ -16,7 +16,7 @@ from textual import work
 from textual.worker import get_current_worker
 
 from scim_edge.errors import UserError
-from tui.messages import BuildFailed, BuildFinished, BuildProgress
+from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
 
 DUMP_SUFFIXES = (".xml.bz2", ".xml.gz", ".xml", ".bz2", ".gz", ".zim")
 PROGRESS_EVERY_S = 0.1
@@ -52,7 +52,10 @@ def progress_text(info: Any) -> tuple[float | None, str]:
 
 class IndexBuilding:
     """Mixin for a screen that builds indexes: `build(source, out)` posts BuildProgress,
-    BuildFinished or BuildFailed to the screen."""
+    then BuildFinished, BuildFailed or (after a cancel, once cleaned up) BuildStopped.
+
+    A cancel takes effect at the builder's next progress report; until then the screen
+    says it is cancelling, so "nothing was kept" is only said once it is true."""
 
     @work(thread=True, exclusive=True, group="build", exit_on_error=False)
     def build(self, source: Path, out: Path) -> None:
@@ -73,6 +76,8 @@ class IndexBuilding:
         try:
             manifest = build_index(source, out, progress=progress)
         except BuildCancelled:
+            # The builder's atomic directory was removed while this unwound.
+            self.post_message(BuildStopped(out))  # type: ignore[attr-defined]
             return
         except UserError as e:
             self.post_message(BuildFailed(e.one_line()))  # type: ignore[attr-defined]

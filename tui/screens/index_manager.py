@@ -24,7 +24,7 @@ from textual.worker import Worker, WorkerState
 from scim_edge import paths
 from scim_edge.atomic import OLD_PREFIX
 from tui.building import IndexBuilding, index_name_for
-from tui.messages import BuildFailed, BuildFinished, BuildProgress
+from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
 from tui.screens.confirm import ConfirmScreen
 from tui.widgets.build_progress import BuildProgressView
 
@@ -109,6 +109,7 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
     def __init__(self) -> None:
         super().__init__(id="index-manager")
         self.building = False
+        self.cancelling = False
         self.rows: list[IndexRow] = []
 
     def compose(self):
@@ -218,7 +219,7 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
     @on(Button.Pressed, "#manager-build")
     @on(Input.Submitted, "#manager-dump")
     def build_from_dump(self) -> None:
-        if self.building:
+        if self.building or self.cancelling:
             return
         text = self.query_one("#manager-dump", Input).value.strip()
         if not text:
@@ -264,11 +265,19 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
             err = event.worker.error
             self._stopped(f"Build failed: {type(err).__name__}: {err}", error=True)
 
+    def on_build_stopped(self, message: BuildStopped) -> None:
+        self.cancelling = False
+        self._message("Build cancelled; nothing was kept.")
+        self.refresh_table()
+
     def action_close(self) -> None:
         if self.building:
             self.workers.cancel_group(self, "build")
-            self._stopped("Build cancelled; nothing was kept.")
+            self._stopped("Cancelling the build… (its partial index is being removed)")
+            self.cancelling = True
             return
+        if self.cancelling:
+            return  # closes once the cancelled build has cleaned up
         self.dismiss(None)
 
     def _stopped(self, text: str, error: bool = False) -> None:

@@ -20,7 +20,7 @@ from textual.worker import Worker, WorkerState
 from scim_edge import paths
 from scim_edge.errors import UserError
 from tui.building import IndexBuilding, index_name_for
-from tui.messages import BuildFailed, BuildFinished, BuildProgress
+from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
 from tui.widgets.build_progress import BuildProgressView
 
 if TYPE_CHECKING:
@@ -128,8 +128,6 @@ class WelcomeScreen(IndexBuilding, Screen):
         if event.state == WorkerState.ERROR:
             err = event.worker.error
             self._stopped(f"Build failed: {type(err).__name__}: {err}", error=True)
-        elif event.state == WorkerState.CANCELLED:
-            self._stopped("Build cancelled; nothing was kept.")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_build":
@@ -139,7 +137,10 @@ class WelcomeScreen(IndexBuilding, Screen):
     def action_cancel_build(self) -> None:
         if self.building:
             self.workers.cancel_group(self, "build")
-            self._stopped("Build cancelled; nothing was kept.")
+            self._stopped("Cancelling the build… (its partial index is being removed)")
+
+    def on_build_stopped(self, message: BuildStopped) -> None:
+        self._message("Build cancelled; nothing was kept.")
 
     def _stopped(self, text: str, error: bool = False) -> None:
         self.building = False

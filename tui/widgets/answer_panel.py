@@ -80,7 +80,8 @@ class AnswerPanel(Vertical):
                 classes="answer-disclaimers",
             )
         if a.citations:
-            parts = [("Sources\n", "bold")]
+            safe_stop = a.status == "insufficient_evidence"
+            parts = [("Passages read\n" if safe_stop else "Sources\n", "bold")]
             for n, c in enumerate(a.citations, 1):
                 doc_id = c.get("doc_id", "")
                 label = source_label(c.get("title", doc_id), section_of(c, self.passages))

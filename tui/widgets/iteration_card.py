@@ -15,6 +15,7 @@ from scim_edge.types import (
     Regenerated,
     Retrieved,
     Scored,
+    Verdict,
 )
 from tui.formatting import one_line, timing_items
 from tui.sources import source_label
@@ -69,6 +70,21 @@ def critic_decision_words(decision: str, reason: str, verdict: dict | None) -> s
     if head.lower().startswith("the critic rejects"):
         head = "the critic rejects the answer"
     return one_line(head, 160) if head else "stop"
+
+
+def verdict_line(v: Verdict, head: str) -> Content:
+    """`critic rejects: <the critic's issues>`, its other reasons dim on the next line."""
+    parts: list = [(head, "dim")]
+    parts.append(("approves", "bold $success") if v.accept else ("rejects", "bold $error"))
+    if v.form_only:
+        parts.append((" (form only)", "dim"))
+    if v.issues:
+        parts.append(": " + "; ".join(one_line(i, 200) for i in v.issues))
+        if v.reason and v.reason not in v.issues:
+            parts.append(("\n  " + one_line(v.reason, 240), "dim"))
+    elif v.reason:
+        parts.append(": " + one_line(v.reason, 240))
+    return Content.assemble(*parts)
 
 
 def passage_link(p: Passage) -> tuple[str, str]:
@@ -159,18 +175,7 @@ class IterationCard(Vertical):
         self._add_time("evaluation", ev.ms)
 
     def set_critiqued(self, ev: Critiqued) -> None:
-        v = ev.verdict
-        parts: list = [("critic ", "dim")]
-        parts.append(("approves", "bold $success") if v.accept else ("rejects", "bold $error"))
-        if v.form_only:
-            parts.append((" (form only)", "dim"))
-        if v.issues:
-            parts.append(": " + "; ".join(one_line(i, 200) for i in v.issues))
-            if v.reason and v.reason not in v.issues:
-                parts.append(("\n  " + one_line(v.reason, 240), "dim"))
-        elif v.reason:
-            parts.append(": " + one_line(v.reason, 240))
-        self._verdict.update(Content.assemble(*parts))
+        self._verdict.update(verdict_line(ev.verdict, "critic "))
         self._verdict.display = True
         self._add_time("evaluation", ev.ms)
 
@@ -184,11 +189,17 @@ class IterationCard(Vertical):
             )
         )
         self._answer.display = True
+        # The revision is judged again: that verdict is the one the decision follows.
+        first = self._verdict.content if self._verdict.display else Content("")
+        again = verdict_line(ev.verdict, "critic on the revision ")
+        self._verdict.update(Content.assemble(first, "\n", again) if first.plain else again)
+        self._verdict.display = True
 
     def set_decided(self, ev: Decided) -> None:
         rec = ev.record
         self.decision = ev.decision
-        if rec.answer and not self._answer.display:
+        if rec.answer and not self._answer.display and not self.critic:
+            # (a critic loop's stop without a new answer keeps the last one: not this card's)
             self._answer.update(Content.assemble(("answer ", "dim"), one_line(rec.answer)))
             self._answer.display = True
         if rec.scores and not self.critic:

@@ -52,6 +52,9 @@ class QuestionInput(Input):
     BINDINGS = [Binding("enter", "submit", "Ask", show=True)]
 
     def __init__(self, *, limit: int = MAX_QUESTION_CHARS, **kwargs) -> None:
+        # Focus must not select the text: a key typed elsewhere is sent here, and the next
+        # one would replace it.
+        kwargs.setdefault("select_on_focus", False)
         super().__init__(**kwargs)
         self.limit = limit
 
