@@ -93,6 +93,7 @@ async def test_question_shows_answer_iteration_cards_and_citations(sample_index,
         assert plain(panel.query_one(".answer-text", Static)) == answer.answer
         meta = plain(panel.query_one(".answer-meta", Static))
         assert answer.tier.upper() in meta and stop_reason_words(answer) in meta
+        assert "answered by the extractive reader" in meta
         cites = plain(panel.query_one(".answer-citations", Static))
         assert answer.citations
         for c in answer.citations:
@@ -313,7 +314,7 @@ async def test_copy_and_export_the_session(sample_index, qa_dev, tmp_path):
         answer = last_answer(app)
         await pilot.press("ctrl+y")
         assert app.clipboard.startswith(answer.answer)
-        assert answer.citations[0]["doc_id"] in app.clipboard
+        assert "Sources:" in app.clipboard and "wikipedia.org/wiki/" in app.clipboard
 
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -408,7 +409,7 @@ def _answer(status: str, stop: str, decisions: list[str]) -> Answer:
             "insufficient_evidence",
             "no_evidence",
             ["stop"],
-            "Insufficient evidence to answer reliably.",
+            "stopped: no passage supports an answer",  # the answer itself says the rest
         ),
     ],
 )

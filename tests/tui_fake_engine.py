@@ -144,7 +144,7 @@ class FakeGenerator:
 
 
 class FakeEngine:
-    """Scripted events; `gate`, when given, blocks after the first Retrieved event."""
+    """Scripted events; `gate`, when given, blocks once the first generation starts."""
 
     def __init__(
         self,
@@ -187,9 +187,9 @@ class FakeEngine:
             new = [PASSAGES[i] for i in idx]
             seen += [p.doc_id for p in new]
             yield Retrieved(t, mode, queries, new, list(seen), timing["retrieval"])
+            yield StepStarted(t, "generate")
             if t == 1:
                 self._wait()
-            yield StepStarted(t, "generate")
             yield Generated(t, answer, timing["generation"])
             yield StepStarted(t, "evaluate")
             rep = report(scores)

@@ -65,8 +65,12 @@ class AnswerPanel(Vertical):
                 (" · ", "dim"),
                 stop_reason_words(a),
                 (" · ", "dim"),
-                (f"answered by {generator_words(a.generator)}", "dim"),
-                (" · ", "dim"),
+                (
+                    ""
+                    if a.status == "insufficient_evidence"
+                    else f"answered by {generator_words(a.generator)} · ",
+                    "dim",
+                ),
                 (fmt_ms(a.timing_ms.get("total")), "dim"),
             ),
             classes="answer-meta",
