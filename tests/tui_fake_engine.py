@@ -172,8 +172,18 @@ class FakeEngine:
         yield from self._scim_loop(question, s)
 
     def _wait(self) -> None:
-        if self.gate is not None:
-            self.gate.wait(10)
+        """Hold until `gate` opens, or the worker running this is cancelled (app exit)."""
+        if self.gate is None:
+            return
+        from textual.worker import NoActiveWorker, get_current_worker
+
+        try:
+            worker = get_current_worker()
+        except NoActiveWorker:
+            worker = None
+        for _ in range(200):
+            if self.gate.wait(0.05) or (worker is not None and worker.is_cancelled):
+                return
 
     def _scim_loop(self, question: str, s: Settings) -> Iterator[Event]:
         seen: list[str] = []
