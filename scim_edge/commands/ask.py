@@ -146,6 +146,10 @@ def _ms(value: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
 def _sections(a: Answer) -> dict[str, str]:
     return {p.doc_id: p.section for p in a.passages}
 
@@ -158,7 +162,7 @@ def format_answer(a: Answer, details: bool = False) -> str:
             where = source_label(s.get("title", ""), s.get("section", ""))
             lines += ["", f"  “{' '.join(s['sentence'].split())}”", f"    — {where}"]
     lines.append("")
-    lines.append(confidence_words(a).capitalize())
+    lines.append(_first_upper(confidence_words(a)))
     if a.needs_review:
         lines.append("A person should check this answer before relying on it.")
     for w in a.warnings:
@@ -172,9 +176,14 @@ def format_answer(a: Answer, details: bool = False) -> str:
             section = c.get("section") or sections.get(c.get("doc_id", ""), "")
             lines.append(f"  [{i}] {source_label(c.get('title', ''), section)}")
     lines.append("")
+    by = (
+        ""
+        if a.status == "insufficient_evidence"
+        else f"; answered by {generator_words(a.generator)}"
+    )
     lines.append(
-        f"{stop_reason_words(a).capitalize()}; answered by {generator_words(a.generator)} "
-        f"from the index {a.index} in {fmt_ms(a.timing_ms.get('total'))}."
+        f"{_first_upper(stop_reason_words(a))}{by}, in {fmt_ms(a.timing_ms.get('total'))} "
+        f"(index {a.index})."
     )
     if details:
         lines.append("")
