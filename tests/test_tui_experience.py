@@ -500,3 +500,30 @@ async def test_a_stopwords_question_card_does_not_deny_retrieved_passages(sample
         if ex.answer.iterations[0].new_doc_ids:
             assert "no passage matches" not in decision
             assert "no content words" in decision
+
+
+# ---- 12: the build bar moves with the bytes read ---------------------------------------
+
+
+@run_async
+async def test_the_welcome_build_bar_advances_with_the_bytes_read(tmp_path):
+    from conftest import shared_file
+
+    from tui.messages import BuildFinished, BuildProgress
+    from tui.screens.welcome import WelcomeScreen
+
+    dump = shared_file("enwiki-sample.xml.bz2")
+    seen: list = []
+    app = make_app(Settings(model="extractive"), cursor_blink=False)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        app.screen.query_one("#dump-path", Input).value = str(dump)
+        await pilot.click("#build-dump")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert any(isinstance(m, BuildFinished) for m in seen)
+    fractions = [m.fraction for m in seen if isinstance(m, BuildProgress)]
+    assert fractions == sorted(fractions)
+    between = {f for f in fractions if 0.0 < f < 1.0}
+    assert len(between) >= 3, fractions  # steps on the way, not 0% then a jump to 100%

@@ -20,6 +20,21 @@ from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
 
 DUMP_SUFFIXES = (".xml.bz2", ".xml.gz", ".xml", ".bz2", ".gz", ".zim")
 PROGRESS_EVERY_S = 0.1
+# Below this size a dump is read in this process: the builder then reports progress every
+# batch it reads (the enwiki sample: about every 0.4 s), where its parallel reader reports
+# per 1 MB compressed range (the sample: 0% for 1.7 s, then done). Measured on the sample:
+# 2.78 s in-process against 2.63 s with two workers. Larger dumps have enough ranges to
+# move the bar and gain from the workers.
+SMALL_DUMP_BYTES = 8 << 20
+
+
+def build_workers(source: Path) -> int | None:
+    """Worker processes for building `source`: 0 (in-process) for a small dump."""
+    try:
+        size = source.stat().st_size
+    except OSError:
+        return None
+    return 0 if size < SMALL_DUMP_BYTES else None
 
 
 class BuildCancelled(Exception):
@@ -74,7 +89,7 @@ class IndexBuilding:
                 self.post_message(BuildProgress(*progress_text(info)))  # type: ignore[attr-defined]
 
         try:
-            manifest = build_index(source, out, progress=progress)
+            manifest = build_index(source, out, progress=progress, workers=build_workers(source))
         except BuildCancelled:
             # The builder's atomic directory was removed while this unwound.
             self.post_message(BuildStopped(out))  # type: ignore[attr-defined]
