@@ -5,8 +5,10 @@ on top of the engine's own work.
 - ask overhead: for each question, the wall time of `scim-edge ask Q` minus the engine
   time of the same question (Engine.open + answer, timed in a fresh process after its
   imports, so lazy loads the first answer pays count as engine, not start-up). Target:
-  median ≤ 0.4 s. Interpreter start (`python -c pass`) is measured in the same run as the
-  floor, and `python -X importtime` names the imports that cost the most.
+  median ≤ 0.4 s. The engine's module imports (tantivy, NLTK, numpy) count as start-up
+  here; `ask_cli_overhead_s` is what remains without them (interpreter, CLI, settings,
+  output). Interpreter start (`python -c pass`) is measured in the same run as the floor,
+  and `python -X importtime` names the imports that cost the most.
 
 Writes benchmarks/results/startup.json.
 
@@ -116,7 +118,16 @@ def main() -> int:
         if child.returncode != 0:
             raise SystemExit(f"engine timing failed: {child.stderr.strip()}")
         eng = json.loads(child.stdout)
-        rows.append({"question": q, "ask_wall_s": ask, **eng, "overhead_s": ask - eng["engine_s"]})
+        rows.append(
+            {
+                "question": q,
+                "ask_wall_s": ask,
+                **eng,
+                "overhead_s": ask - eng["engine_s"],
+                # what is left once the engine's own module imports are taken out too
+                "cli_overhead_s": ask - eng["engine_s"] - eng["import_s"],
+            }
+        )
 
     help_s = statistics.median(helps)
     overhead_s = statistics.median(r["overhead_s"] for r in rows)
@@ -133,6 +144,7 @@ def main() -> int:
         "ask_overhead_s": overhead_s,
         "ask_overhead_target_s": OVERHEAD_TARGET_S,
         "ask_overhead_meets_target": overhead_s <= OVERHEAD_TARGET_S,
+        "ask_cli_overhead_s": statistics.median(r["cli_overhead_s"] for r in rows),
         "per_question": rows,
         "importtime_help_top": importtime_top(["-m", "scim_edge", "--help"], env),
         "importtime_ask_top": importtime_top(
