@@ -33,9 +33,10 @@ if TYPE_CHECKING:
 
 INTRO = (
     "Ask a question about the indexed articles and press Enter. Each iteration of the loop "
-    "appears as a card while it runs: its queries, the passages it retrieved, its answer, the "
-    "five quality scores against θ, the decision and the time each step took.\n"
-    "Click a title or press Ctrl+E to read a passage. F1 lists every key."
+    "appears as a card while it runs: its queries, the passages it retrieved, its answer, "
+    "how it was judged, the decision and the time each step took. The answer comes with the "
+    "sentence that supports it, how far to trust it, and its sources.\n"
+    "Click a source or press Ctrl+E to read it. Ctrl+P lists every command, F1 every key."
 )
 
 
@@ -43,7 +44,7 @@ class MainScreen(Screen):
     app: ScimEdgeApp
 
     BINDINGS = [
-        # Priority bindings lead the footer: Help first, so a narrow footer keeps it.
+        # Priority bindings lead the footer, so a narrow (80-column) footer keeps Help.
         Binding("f1", "app.help", "Help", priority=True),
         Binding("ctrl+e", "focus_evidence", "Evidence", priority=True),
         Binding("escape", "cancel", "Cancel"),
