@@ -94,6 +94,8 @@ async def test_question_shows_answer_iteration_cards_and_citations(sample_index,
         meta = plain(panel.query_one(".answer-meta", Static))
         assert answer.tier.upper() in meta and stop_reason_words(answer) in meta
         assert "answered by the extractive reader" in meta
+        details = panel.query_one(".answer-scores").plain  # the scores sit in the details
+        assert "completeness" in details and "Q " in details
         cites = plain(panel.query_one(".answer-citations", Static))
         assert answer.citations
         for c in answer.citations:

@@ -121,6 +121,10 @@ SCRIPTS = {
 }  # fmt: skip
 
 
+# The calibrated probability of each iteration's answer (the last is the answer's).
+CONFIDENCE = {"answered": (0.41, 0.87), "forced": (0.12, 0.18)}
+
+
 def report(values: tuple[float, ...]) -> QualityReport:
     c, s, f, a, h, q = values
     tier = "high" if q >= 0.7 else "medium" if q >= 0.5 else "low"
@@ -210,11 +214,13 @@ class FakeEngine:
                 decision, {**timing, "total": total},
                 new_titles={p.doc_id: p.title for p in new},
             )  # fmt: skip
+            if self.confidence:
+                rec.confidence = CONFIDENCE[self.scenario][t - 1]
             records.append(rec)
             yield Decided(t, decision, reason, rec)
         last = records[-1]
         forced = self.scenario == "forced"
-        confidence = (0.18 if forced else 0.87) if self.confidence else None
+        confidence = CONFIDENCE[self.scenario][-1] if self.confidence else None
         yield Final(
             Answer(
                 question=question,

@@ -212,6 +212,8 @@ class IterationCard(Vertical):
             parts.append(f" — {REASON_WORDS['no_content_words']}")
         elif ev.reason:
             parts.append(f" — {REASON_WORDS.get(ev.reason, one_line(ev.reason, 200))}")
+        if rec.confidence is not None:
+            parts.append((f"  · confidence {round(100 * rec.confidence)}%", "dim"))
         self._decision.update(Content.assemble(*parts))
         self._decision.display = True
         if rec.timing_ms:
