@@ -290,12 +290,22 @@ async def test_a_build_cancelled_with_escape_keeps_nothing(sample_index, tmp_pat
         field = app.screen.query_one("#manager-dump", Input)
         field.value = str(dump)
         field.focus()
-        await pilot.press("enter")
         await pilot.pause()
-        assert app.screen.building
-        await pilot.press("escape")
-        await pilot.pause()
-        assert isinstance(app.screen, IndexManagerScreen)  # Esc cancelled, did not close
+        # Keys are sent as a terminal sends them: Pilot's `press` waits for the screen to
+        # be idle, which a build that reports progress every few tenths of a second is not.
+        app.simulate_key("enter")
+        screen = app.screen
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if screen.building:
+                break
+        assert screen.building
+        app.simulate_key("escape")
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if not screen.building:
+                break
+        assert app.screen is screen  # Esc cancelled the build; it did not close the screen
         assert not app.screen.building
         message = app.screen.query_one("#manager-message", Static)
         for _ in range(300):  # the cancel lands at the builder's next progress report
