@@ -46,7 +46,7 @@ class ArticleScreen(ModalScreen[None]):
             with VerticalScroll(id="article-scroll"):
                 section = None
                 words = question_words(self.question)
-                for p in self.passages:
+                for n, p in enumerate(self.passages):
                     if p.section != section:
                         section = p.section
                         if section:
@@ -57,13 +57,13 @@ class ArticleScreen(ModalScreen[None]):
                     text = highlight(p.text, words) if cited else Content(p.text)
                     yield Static(
                         text,
-                        id=f"passage-{p.doc_id}",
+                        id=f"passage-{n}",  # by position: any doc id format is safe
                         classes="article-passage" + (" -cited" if cited else ""),
                     )
         yield Footer()
 
     def on_mount(self) -> None:
-        target = self.query_one(f"#passage-{self.cited.doc_id}", Static)
+        target = self.query_one(".article-passage.-cited", Static)
         self.call_after_refresh(
             self.query_one("#article-scroll", VerticalScroll).scroll_to_widget,
             target,
