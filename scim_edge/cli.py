@@ -4,6 +4,11 @@ Each subcommand lives in its own module under `scim_edge.commands` and exposes
 `register(subparsers)`, which adds its parser and sets `func(args) -> int`. This module
 only discovers them, parses, and turns every user error into one line on stderr and a
 non-zero exit: no traceback ever reaches the user.
+
+Start-up is paid on every `ask`, so only the command being run is imported (the module
+named like it: `build-index` → `commands/build_index.py`); `--help`, a bad command or no
+command import them all to list them. Heavy libraries (Textual, ONNX Runtime, tantivy)
+are imported inside the commands, when used.
 """
 
 from __future__ import annotations
@@ -31,28 +36,40 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_modules() -> list[str]:
+    """The subcommand module names, found without importing them."""
+    import scim_edge.commands as commands_pkg
+
+    return sorted(
+        info.name
+        for info in pkgutil.iter_modules(commands_pkg.__path__)
+        if not info.name.startswith("_")
+    )
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `command`, only that subcommand's module is imported."""
     parser = OneLineParser(
         prog=PROG,
         description="Offline question answering over Wikipedia. With no command, opens the TUI.",
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    import scim_edge.commands as commands_pkg
-
-    for info in sorted(pkgutil.iter_modules(commands_pkg.__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"scim_edge.commands.{info.name}")
-        module.register(sub)
+    names = command_modules()
+    wanted = command.replace("-", "_") if command else None
+    if wanted not in names:
+        wanted = None  # unknown or none: register all, so argparse lists the choices
+    for name in names:
+        if wanted is None or name == wanted:
+            importlib.import_module(f"scim_edge.commands.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
     if not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version")):
         argv = ["tui", *argv]
+    parser = build_parser(None if argv[0].startswith("-") else argv[0])
     args = parser.parse_args(argv)
     # SIGTERM (a service stop, `kill`) unwinds like Ctrl-C, so atomic writers clean up.
     previous = None

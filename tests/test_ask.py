@@ -95,13 +95,16 @@ def test_ask_human_output(capsys, sample_index):
                        "--model", "extractive")  # fmt: skip
     assert rc == 0
     assert "Oranjestad" in out
-    assert "citations:" in out
-    assert "tier" in out
-    assert "stop" in out
+    assert "Sources:" in out
+    assert "confidence" in out
+    assert "answered by the extractive reader" in out
+    assert "coord" not in out  # no per-iteration table by default
+    assert "force_accept" not in out  # no loop jargon by default
+    rc, out, err = ask(capsys, "What is the capital of Aruba?", "--index", str(sample_index),
+                       "--model", "extractive", "--details")  # fmt: skip
+    assert rc == 0
     assert "retr" in out  # the per-iteration table
     assert "coord" in out
-    assert "generator extractive" in out
-    assert "index" in out
 
 
 def test_no_model_note_said_once(capsys, sample_index):

@@ -24,6 +24,7 @@ from tui.app import make_app
 from tui.formatting import highlight, question_words, stop_reason_words
 from tui.screens.settings import SettingsScreen
 from tui.screens.welcome import WelcomeScreen
+from tui.sources import source_label
 from tui.widgets.answer_panel import AnswerPanel
 from tui.widgets.evidence_panel import EvidencePanel
 from tui.widgets.iteration_card import IterationCard
@@ -64,6 +65,10 @@ async def ask(pilot, question: str, *, type_it: bool = False) -> None:
     await pilot.pause()
 
 
+def ex_passages(app) -> dict:
+    return app.exchanges[-1].passages
+
+
 def last_answer(app) -> Answer:
     answered = [ex for ex in app.exchanges if ex.answer is not None]
     assert answered, "no question was answered"
@@ -88,10 +93,14 @@ async def test_question_shows_answer_iteration_cards_and_citations(sample_index,
         assert plain(panel.query_one(".answer-text", Static)) == answer.answer
         meta = plain(panel.query_one(".answer-meta", Static))
         assert answer.tier.upper() in meta and stop_reason_words(answer) in meta
+        assert "answered by the extractive reader" in meta
+        details = panel.query_one(".answer-scores").plain  # the scores sit in the details
+        assert "completeness" in details and "Q " in details
         cites = plain(panel.query_one(".answer-citations", Static))
         assert answer.citations
         for c in answer.citations:
-            assert c["title"] in cites and c["doc_id"] in cites
+            section = ex_passages(app)[c["doc_id"]].section
+            assert source_label(c["title"], section) in cites
 
         cards = list(view.query(IterationCard))
         assert len(cards) == len(answer.iterations) >= 1
@@ -307,7 +316,7 @@ async def test_copy_and_export_the_session(sample_index, qa_dev, tmp_path):
         answer = last_answer(app)
         await pilot.press("ctrl+y")
         assert app.clipboard.startswith(answer.answer)
-        assert answer.citations[0]["doc_id"] in app.clipboard
+        assert "Sources:" in app.clipboard and "wikipedia.org/wiki/" in app.clipboard
 
         await pilot.press("ctrl+o")
         await pilot.pause()
@@ -402,7 +411,7 @@ def _answer(status: str, stop: str, decisions: list[str]) -> Answer:
             "insufficient_evidence",
             "no_evidence",
             ["stop"],
-            "Insufficient evidence to answer reliably.",
+            "stopped: no passage supports an answer",  # the answer itself says the rest
         ),
     ],
 )

@@ -21,6 +21,7 @@ from scim_edge import paths
 from scim_edge.atomic import is_hidden_temp
 from scim_edge.errors import IndexError_, UserError
 from scim_edge.settings import Settings, load_settings
+from tui.commands import ScimEdgeCommands
 from tui.messages import EngineFailed, EngineReady
 from tui.screens.help import HelpScreen
 from tui.screens.main import MainScreen
@@ -55,10 +56,13 @@ def installed_models() -> list[str]:
 class ScimEdgeApp(App[None]):
     TITLE = "scim-edge"
     CSS_PATH = [HERE / "app.tcss", HERE / "cards.tcss", HERE / "dialogs.tcss"]
-    ENABLE_COMMAND_PALETTE = False
+    COMMANDS = {ScimEdgeCommands}
+    COMMAND_PALETTE_BINDING = "ctrl+p"
+    COMMAND_PALETTE_DISPLAY = "Commands"
     BINDINGS = [
-        Binding("f1", "help", "Help"),
-        Binding("ctrl+q", "quit", "Quit", priority=True),
+        Binding("f1", "help", "Help", show=False),  # shown first by each screen instead
+        Binding("f2", "index_manager", "Indexes", show=False),
+        Binding("ctrl+q", "quit", "Quit", priority=True, show=False),
     ]
 
     def __init__(
@@ -83,6 +87,7 @@ class ScimEdgeApp(App[None]):
         self.animate_spinner = animate_spinner
         self.welcome = welcome
         self.exchanges: list[Exchange] = []
+        self.notes_shown: set[str] = set()  # engine notes are told once, then live in status
 
     # ---- lifecycle -------------------------------------------------------------------
 
@@ -151,11 +156,18 @@ class ScimEdgeApp(App[None]):
 
     def on_engine_ready(self, message: EngineReady) -> None:
         self.main.status.set_engine(message.engine)
-        for note in getattr(message.engine, "notes", None) or []:
-            self.notify(str(note), timeout=6)
+        self.tell_notes(message.engine)
+
+    def tell_notes(self, engine: Any) -> None:
+        """Each engine note (e.g. no Flan-T5 installed) once per session; the status bar
+        keeps saying it after the toast is gone."""
+        for note in getattr(engine, "notes", None) or []:
+            if str(note) not in self.notes_shown:
+                self.notes_shown.add(str(note))
+                self.notify(str(note), timeout=6)
 
     def on_engine_failed(self, message: EngineFailed) -> None:
-        self.main.status.set_note("no engine: see the message")
+        self.main.status.set_note(f"no engine: {message.error}")
         self.notify(
             message.error, title="Cannot open the index or model", severity="error", timeout=10
         )
@@ -198,9 +210,53 @@ class ScimEdgeApp(App[None]):
         if isinstance(self.screen, SettingsScreen):
             return
         self.push_screen(
-            SettingsScreen(self.settings, installed_indexes(), installed_models()),
+            SettingsScreen(
+                self.settings,
+                installed_indexes(),
+                installed_models(),
+                active_index=self.active_index_name(),
+            ),
             callback=self.apply_settings,
         )
+
+    def action_index_manager(self) -> None:
+        from tui.screens.index_manager import IndexManagerScreen
+
+        if isinstance(self.screen, IndexManagerScreen):
+            return
+        self.push_screen(IndexManagerScreen())
+
+    def action_focus_question(self) -> None:
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, MainScreen):
+            self.pop_screen()
+        self.main.action_focus_question()
+
+    def action_copy_answer(self) -> None:
+        self.main.action_copy_answer()
+
+    def action_export(self) -> None:
+        self.main.action_export()
+
+    def active_index_name(self) -> str | None:
+        """The name of the index the next question is answered from (the one the settings
+        name, else the open one, else the one the default resolves to)."""
+        if self.settings.index:
+            return Path(self.settings.index).name
+        if self.engine is not None and getattr(self.engine, "index_name", ""):
+            return str(self.engine.index_name)
+        names = installed_indexes()
+        if "default" in names:
+            return "default"
+        return names[0] if len(names) == 1 else None
+
+    def choose(self, **changes: Any) -> None:
+        """Apply one palette choice (loop, profile, index or model) as Settings would."""
+        from tui.screens.settings import with_profile
+
+        s = self.settings
+        if "profile" in changes:
+            s = with_profile(s, changes.pop("profile"))
+        self.apply_settings(s.replace(**changes) if changes else s)
 
     def apply_settings(self, settings: Settings | None) -> None:
         if settings is None:
@@ -218,10 +274,15 @@ class ScimEdgeApp(App[None]):
 
     def index_built(self, index_dir: Path) -> None:
         """The welcome screen built an index: use it and open the engine."""
-        name = index_dir.name if index_dir.parent == paths.indexes_dir() else str(index_dir)
-        self.settings = self.settings.replace(index=name)
         if isinstance(self.screen, WelcomeScreen):
             self.pop_screen()
+        self.use_index(index_dir)
+
+    def use_index(self, index_dir: Path) -> None:
+        """Answer from `index_dir` from the next question on (opened now, in a worker)."""
+        name = index_dir.name if index_dir.parent == paths.indexes_dir() else str(index_dir)
+        self.settings = self.settings.replace(index=name)
+        self.main.settings_changed(self.settings)
         self.main.status.set_note("opening the index…")
         self.open_engine_in_background()
 

@@ -11,7 +11,14 @@ from collections.abc import Iterable
 
 from textual.content import Content
 
-from scim_edge.types import DIMENSIONS, INSUFFICIENT_EVIDENCE, Answer
+from scim_edge.types import DIMENSIONS
+from scim_edge.wording import (  # noqa: F401 - one wording for the CLI and the TUI
+    confidence_words,
+    fmt_ms,
+    generator_words,
+    stop_reason_words,
+    tier_of,
+)
 
 TIER_STYLES = {"high": "bold $success", "medium": "bold $warning", "low": "bold $error"}
 TIER_CLASSES = {"high": "-tier-high", "medium": "-tier-medium", "low": "-tier-low"}
@@ -26,58 +33,6 @@ _STOP = frozenset(
     about after before did has have had can could would should will shall may might""".split()
 )
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
-
-
-def fmt_ms(ms: float | None) -> str:
-    """Milliseconds for humans: sub-ms with one decimal, seconds past 10 s."""
-    if ms is None:
-        return "–"
-    if ms < 10:
-        return f"{ms:.1f} ms"
-    if ms < 10_000:
-        return f"{ms:.0f} ms"
-    return f"{ms / 1000:.1f} s"
-
-
-def tier_of(quality: float) -> str:
-    if quality >= 0.7:
-        return "high"
-    if quality >= 0.5:
-        return "medium"
-    return "low"
-
-
-def stop_reason_words(answer: Answer) -> str:
-    """The stop reason as a sentence a user understands."""
-    if answer.status == "insufficient_evidence" or answer.answer.strip() == INSUFFICIENT_EVIDENCE:
-        return INSUFFICIENT_EVIDENCE
-    n = len(answer.iterations)
-    reason = answer.stop_reason or ""
-    accepted = [it.t for it in answer.iterations if it.decision == "accept"]
-    t = accepted[-1] if accepted else n
-    words = {
-        "accepted": f"accepted at iteration {t}",
-        "fast_path": "accepted at iteration 1 (fast path)",
-        "budget": f"best answer after {n} iterations",
-        "quality_declined": "stopped: quality declined",
-        "no_new_evidence": f"stopped: no new evidence after {n} iterations",
-        "single_pass": "single pass (no quality stop)",
-        "fixed_iterations": f"fixed run of {n} iterations",
-        "critic_approved": f"critic approved at iteration {t}",
-        "critic_approved_after_regeneration": f"critic approved the revision at iteration {t}",
-    }.get(reason)
-    if words is None:
-        if "declin" in reason:
-            words = "stopped: quality declined"
-        elif answer.status == "accepted":
-            words = f"accepted at iteration {t}"
-        elif answer.status == "force_accepted":
-            words = f"best answer after {n} iteration{'s' if n != 1 else ''}"
-        else:
-            words = reason.replace("_", " ") or answer.status.replace("_", " ")
-    if answer.bindings.get("cache") == "hit":
-        words += " (from the answer cache)"
-    return words
 
 
 def score_bar(value: float, width: int = 10) -> str:

@@ -56,3 +56,10 @@ class BuildFinished(Message):
 @dataclass
 class BuildFailed(Message):
     error: str
+
+
+@dataclass
+class BuildStopped(Message):
+    """A cancelled build has unwound: its temporary directory is gone, nothing was kept."""
+
+    out: Path

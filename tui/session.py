@@ -15,7 +15,8 @@ from typing import Any
 from scim_edge import paths
 from scim_edge.atomic import write_text
 from scim_edge.types import Answer, Event, Final, Passage, Retrieved
-from tui.formatting import fmt_ms, stop_reason_words
+from tui.formatting import confidence_words, fmt_ms, stop_reason_words
+from tui.sources import citation_line, source_label
 
 
 @dataclass
@@ -80,18 +81,26 @@ def to_markdown(exchanges: list[Exchange]) -> str:
         if a is None:
             lines += ["*Still running.*", ""]
             continue
+        lines += [f"**Answer:** {a.answer}", ""]
         lines += [
-            f"**Answer:** {a.answer}",
+            f"> {s['sentence']} — {source_label(s.get('title', ''), s.get('section', ''))}"
+            for s in a.support
+            if s.get("sentence")
+        ]
+        lines += [
             "",
-            f"- tier: {a.tier} (Q {a.quality:.2f})",
+            f"- confidence: {confidence_words(a)}",
             f"- stop: {stop_reason_words(a)}",
             f"- loop: {a.loop}, profile: {a.profile}, generator: {a.generator}, index: {a.index}",
             f"- total time: {fmt_ms(a.timing_ms.get('total'))}",
         ]
         lines += [f"- note: {d}" for d in (*a.disclaimers, *a.warnings)]
         if a.citations:
-            lines += ["", "Citations:"]
-            lines += [f"- {c.get('title', '')} ({c.get('doc_id', '')})" for c in a.citations]
+            lines += ["", "Sources:"]
+            for c in a.citations:
+                p = ex.passages.get(c.get("doc_id", ""))
+                entry = {**c, "section": c.get("section") or (p.section if p else "")}
+                lines.append(f"- {citation_line(entry)}")
         lines += [
             "",
             "| t | mode | new passages | Q | decision | retrieval | generation | evaluation "

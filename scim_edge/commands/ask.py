@@ -1,4 +1,8 @@
-"""`scim-edge ask QUESTION`: answer one question with a loop and show every iteration."""
+"""`scim-edge ask QUESTION`: answer one question.
+
+By default it speaks plain words: the answer, the sentence that supports it, how far to
+trust it and the sources. `--details` adds the loop's per-iteration table (modes, scores,
+decisions, timings); `--json` prints everything, jargon included, for programs."""
 
 from __future__ import annotations
 
@@ -9,6 +13,13 @@ from typing import Any
 from scim_edge.commands._args import positive_int, thread_count, unit_float
 from scim_edge.commands._output import print_json
 from scim_edge.types import DIMENSIONS, Answer
+from scim_edge.wording import (
+    confidence_words,
+    fmt_ms,
+    generator_words,
+    source_label,
+    stop_reason_words,
+)
 
 SHORT = {
     "completeness": "compl",
@@ -63,6 +74,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="HyDE query vector (vector retrieval only)",
     )
     p.add_argument("--threads", type=thread_count, metavar="N", help="ONNX Runtime threads")
+    p.add_argument(
+        "--details",
+        action="store_true",
+        help="also show each iteration of the loop: queries, passages, scores, decision, times",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 
@@ -90,6 +106,7 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scim_edge.commands._preflight import check_index
     from scim_edge.engine import Engine, check_question
     from scim_edge.settings import load_settings
 
@@ -99,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         settings = _with_max_tokens(overrides)
     else:
         settings = load_settings(overrides)
+    check_index(settings.index)
     engine = Engine.open(settings)
     for note in engine.notes:
         sys.stderr.write(f"note: {note}\n")
@@ -106,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(answer.to_dict())
     else:
-        sys.stdout.write(format_answer(answer) + "\n")
+        sys.stdout.write(format_answer(answer, details=args.details) + "\n")
     return 0
 
 
@@ -128,27 +146,52 @@ def _ms(value: float) -> str:
     return f"{value:.0f}" if value >= 10 else f"{value:.1f}"
 
 
-def format_answer(a: Answer) -> str:
-    lines = [a.answer, ""]
-    lines.append(
-        f"status {a.status} · stop {a.stop_reason} · tier {a.tier} (Q {a.quality:.2f})"
-        + (" · needs human review" if a.needs_review else "")
-    )
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _sections(a: Answer) -> dict[str, str]:
+    return {p.doc_id: p.section for p in a.passages}
+
+
+def format_answer(a: Answer, details: bool = False) -> str:
+    """The answer in plain words; with `details`, the loop's iterations after it."""
+    lines = [a.answer]
+    for s in a.support:
+        if s.get("sentence"):
+            where = source_label(s.get("title", ""), s.get("section", ""))
+            lines += ["", f"  “{' '.join(s['sentence'].split())}”", f"    — {where}"]
+    lines.append("")
+    lines.append(_first_upper(confidence_words(a)))
+    if a.needs_review:
+        lines.append("A person should check this answer before relying on it.")
     for w in a.warnings:
-        lines.append(f"warning: {w}")
+        lines.append(f"Warning: {w}")
     for d in a.disclaimers:
-        lines.append(f"note: {d}")
+        lines.append(f"Note: {d}")
     if a.citations:
-        lines.append("citations:")
+        sections = _sections(a)
+        lines.append("Sources:")
         for i, c in enumerate(a.citations, 1):
-            lines.append(f"  [{i}] {c['title']} ({c['doc_id']})")
+            section = c.get("section") or sections.get(c.get("doc_id", ""), "")
+            lines.append(f"  [{i}] {source_label(c.get('title', ''), section)}")
     lines.append("")
-    lines.extend(iteration_table(a))
-    lines.append("")
-    lines.append(
-        f"loop {a.loop} · profile {a.profile} · generator {a.generator} · index {a.index} · "
-        f"{_ms(a.timing_ms.get('total', 0.0))} ms"
+    by = (
+        ""
+        if a.status == "insufficient_evidence"
+        else f"; answered by {generator_words(a.generator)}"
     )
+    lines.append(
+        f"{_first_upper(stop_reason_words(a))}{by}, in {fmt_ms(a.timing_ms.get('total'))} "
+        f"(index {a.index})."
+    )
+    if details:
+        lines.append("")
+        lines.append(
+            f"Loop {a.loop} · profile {a.profile} · status {a.status} · stop {a.stop_reason} · "
+            f"Q {a.quality:.2f}"
+        )
+        lines.extend(iteration_table(a))
     return "\n".join(lines)
 
 

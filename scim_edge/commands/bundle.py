@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from index_builder.progress import TaskProgress
-from scim_edge.bundle import create_bundle, plan_bundle
 from scim_edge.commands._output import print_json
 
 
@@ -51,6 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from index_builder.progress import TaskProgress  # lazy: start-up
+    from scim_edge.bundle import create_bundle, plan_bundle
+
     plan = plan_bundle(
         args.index, args.model, with_nltk_data=args.with_nltk_data, wheelhouse=args.wheelhouse
     )

@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from scim_edge.commands._output import is_tty, print_json
-from scim_edge.doctor import run_checks, summary
 
 _MARK = {"ok": "ok", "warning": "WARN", "error": "ERROR"}
 _COLOUR = {"ok": "\x1b[32m", "warning": "\x1b[33m", "error": "\x1b[31m"}
@@ -34,6 +33,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scim_edge.doctor import run_checks, summary  # lazy: start-up
+
     checks = run_checks(hashes=args.hashes, network=not args.no_network_check)
     counts = summary(checks)
     if args.json:

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from scim_edge.errors import UserError
-from scim_edge.settings import LOOPS, PROFILES, load_settings
+from scim_edge.settings import LOOPS, PROFILES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -21,13 +21,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from scim_edge.commands._preflight import check_index, check_model
+    from scim_edge.settings import load_settings
+
     settings = load_settings(
         {"index": args.index, "model": args.model, "loop": args.loop, "profile": args.profile}
     )
-    if args.index:
-        from scim_edge.retrieval import resolve_index_dir
-
-        resolve_index_dir(args.index)  # a missing index is one line and exit 2, not a UI
+    # A wrong index or model is one line and exit 2 before the UI opens, never a broken UI.
+    check_index(args.index)
+    check_model(settings.model)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         raise UserError(
             "the terminal UI needs an interactive terminal",

@@ -5,8 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from index_builder.progress import TaskProgress
-from scim_edge.bundle import install_bundle
 from scim_edge.commands._output import print_json
 
 
@@ -30,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from index_builder.progress import TaskProgress  # lazy: start-up
+    from scim_edge.bundle import install_bundle
+
     progress = TaskProgress("verify")
     try:
         result = install_bundle(args.file, args.home, force=args.force, progress=progress)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.widgets import Footer, Markdown
 
 HELP = """\
 # scim-edge
@@ -14,25 +14,33 @@ Ask a question about the indexed Wikipedia articles. The loop retrieves passages
 generates an answer, scores it on five dimensions (completeness, consistency,
 confidence, factuality, coherence) and accepts it when its quality **Q ≥ θ**;
 otherwise it retrieves again (augment: missing keywords; refine: other sources).
+The simrag loop asks a critic instead, and searches for what the critic found missing.
 
-Each iteration is a card: mode, queries, new passages (**+ new**), answer, the five
-scores with Q against θ, the decision, and the time spent on retrieval, generation,
-evaluation and coordination. The answer panel's colour is its tier (green high,
-yellow medium, red low).
+The **answer** comes first, then the sentence that supports it and how far to trust it:
+the tier (high, medium, low) with the estimated probability that the answer is right when
+there is one. The five scores and Q, which decide when the loop stops, are in the answer's
+details and in each iteration's card (its queries, passages, answer, decision and times).
+
+Sources read as *Title › Section*. Each has its Wikipedia URL for use when online, and
+the whole article can be read offline, rebuilt from the index, with the cited passage
+highlighted.
 
 | key | does |
 | --- | --- |
-| Enter | ask the question typed below |
-| Esc | cancel the running question |
-| Ctrl+E | focus the evidence panel (↑/↓ pick a passage) |
+| Enter | ask the question typed below (up to 2,000 characters) |
+| Esc | cancel the running question; from the evidence panel, back to the question |
+| Ctrl+P | the command palette: loop, profile, index, model, export, copy, … |
+| F2 | the index manager: list, build, switch and remove indexes |
+| Ctrl+E | focus the evidence panel (↑/↓ pick a passage, `a` reads the whole article) |
 | Ctrl+S | settings: loop, profile, θ, T_max, δ, critic, index, model |
-| Ctrl+Y | copy the last answer (with its sources) |
+| Ctrl+Y | copy the last answer, its support and its sources (with URLs) |
 | Ctrl+O | export the session as Markdown and JSON traces |
 | Tab | move between the history, evidence and input |
 | F1 | this help |
 | Ctrl+Q | quit |
 
-Click a passage title in a card or a citation to open it in the evidence panel.
+Typing anywhere goes to the question line. Click a source to open it in the evidence
+panel, or *article* to read the whole article.
 """
 
 
@@ -48,6 +56,7 @@ class HelpScreen(ModalScreen[None]):
             box.border_title = "Help"
             box.border_subtitle = "Esc closes"
             yield Markdown(HELP)
+        yield Footer()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import events, on, work
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.content import Content
@@ -17,13 +17,15 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from scim_edge.engine import check_question
+from scim_edge.engine import MAX_QUESTION_CHARS, check_question
 from scim_edge.errors import UserError
 from scim_edge.settings import Settings
 from scim_edge.types import Final
 from tui.messages import EngineEvent, EngineReady, QuestionFailed
+from tui.sources import citation_line, index_lang
 from tui.widgets.evidence_panel import EvidencePanel
 from tui.widgets.exchange_view import ExchangeView
+from tui.widgets.question_input import QuestionInput
 from tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -31,27 +33,24 @@ if TYPE_CHECKING:
 
 INTRO = (
     "Ask a question about the indexed articles and press Enter. Each iteration of the loop "
-    "appears as a card while it runs: its queries, the passages it retrieved, its answer, the "
-    "five quality scores against θ, the decision and the time each step took.\n"
-    "Click a title or press Ctrl+E to read a passage. F1 lists every key."
+    "appears as a card while it runs: its queries, the passages it retrieved, its answer, "
+    "how it was judged, the decision and the time each step took. The answer comes with the "
+    "sentence that supports it, how far to trust it, and its sources.\n"
+    "Click a source or press Ctrl+E to read it. Ctrl+P lists every command, F1 every key."
 )
-
-
-class QuestionInput(Input):
-    """The question line; its Enter binding is shown in the footer as "Ask"."""
-
-    BINDINGS = [Binding("enter", "submit", "Ask", show=True)]
 
 
 class MainScreen(Screen):
     app: ScimEdgeApp
 
     BINDINGS = [
-        Binding("escape", "cancel", "Cancel"),
+        # Priority bindings lead the footer, so a narrow (80-column) footer keeps Help.
+        Binding("f1", "app.help", "Help", priority=True),
         Binding("ctrl+e", "focus_evidence", "Evidence", priority=True),
+        Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "app.settings", "Settings"),
-        Binding("ctrl+y", "copy_answer", "Copy answer"),
-        Binding("ctrl+o", "export", "Export"),
+        Binding("ctrl+y", "copy_answer", "Copy"),
+        Binding("ctrl+o", "export", "Export", show=False),
     ]
 
     def __init__(self) -> None:
@@ -70,7 +69,7 @@ class MainScreen(Screen):
         yield QuestionInput(
             placeholder="Ask a question and press Enter",
             id="question",
-            max_length=2000,
+            limit=MAX_QUESTION_CHARS,
         )
         yield Footer()
 
@@ -95,7 +94,8 @@ class MainScreen(Screen):
         try:
             question = check_question(text)
         except UserError as e:
-            self.notify(e.one_line(), severity="warning")
+            # The text stays in the line, whole, so the user can shorten or fix it.
+            self.notify(e.one_line(), title="Question refused", severity="error", timeout=8)
             return None
         await self._cancel_running(show=True)
         settings: Settings = self.app.settings
@@ -146,7 +146,9 @@ class MainScreen(Screen):
         if isinstance(message.event, Final):
             answer = message.event.answer
             self.status.set_last(answer.timing_ms.get("total"))
-            self.evidence.show_passages(ex.question, ex.passages, ex.cited_ids())
+            self.evidence.show_passages(
+                ex.question, ex.passages, ex.cited_ids(), index_lang(self.app.engine)
+            )
             self.refresh_bindings()
         self.query_one("#history", VerticalScroll).scroll_end(animate=False)
 
@@ -155,6 +157,7 @@ class MainScreen(Screen):
 
     def on_engine_ready(self, message: EngineReady) -> None:
         self.status.set_engine(message.engine)
+        self.app.tell_notes(message.engine)
 
     async def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """A crash in a question worker becomes a message in its card, not an exit."""
@@ -171,7 +174,9 @@ class MainScreen(Screen):
             ex = self.app.exchange(exchange_id)
             if ex is not None and ex.running:
                 await self._fail(exchange_id, "the loop ended without an answer")
-        if event.worker.is_finished:
+        # The state this message reports, not the worker's state now: a worker that fails
+        # fast is already in ERROR when its PENDING message arrives.
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED):
             self.worker_exchange.pop(event.worker, None)
 
     async def _fail(self, exchange_id: int, error: str) -> None:
@@ -221,6 +226,48 @@ class MainScreen(Screen):
     def action_focus_evidence(self) -> None:
         self.evidence.focus_list()
 
+    def action_focus_question(self) -> None:
+        self.query_one("#question", Input).focus()
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing while the history or evidence has focus goes to the question line."""
+        if not event.is_printable or event.character is None:
+            return
+        if isinstance(self.focused, Input) or event.key in self.active_bindings:
+            return  # a key a widget binds (`a` in the evidence panel) keeps its meaning
+        field = self.query_one("#question", QuestionInput)
+        field.focus()
+        field.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
+
+    def action_show_article(self, doc_id: str) -> None:
+        from tui.screens.article import ArticleScreen
+
+        ex = self.exchange_with(doc_id)
+        passage = ex.passages.get(doc_id) if ex is not None else None
+        if passage is None and self.app.engine is not None:
+            passage = self.app.engine.retriever.get(doc_id)
+        if passage is None:
+            self.notify("That passage is not in the open index.", severity="warning")
+            return
+        self.app.push_screen(
+            ArticleScreen(
+                passage,
+                self.app.engine.retriever if self.app.engine is not None else None,
+                question=ex.question if ex is not None else "",
+                lang=index_lang(self.app.engine),
+            )
+        )
+
+    def exchange_with(self, doc_id: str):
+        """The current exchange if it holds `doc_id`, else the latest one that does."""
+        ex = self.app.exchange(self.current) if self.current is not None else None
+        for candidate in [ex, *reversed(self.app.exchanges)]:
+            if candidate is not None and doc_id in candidate.passages:
+                return candidate
+        return None
+
     def show_passage(self, doc_id: str) -> None:
         ex = self.app.exchange(self.current) if self.current is not None else None
         for candidate in [ex, *reversed(self.app.exchanges)]:
@@ -229,7 +276,10 @@ class MainScreen(Screen):
                     self.evidence.passages
                 ):
                     self.evidence.show_passages(
-                        candidate.question, candidate.passages, candidate.cited_ids()
+                        candidate.question,
+                        candidate.passages,
+                        candidate.cited_ids(),
+                        index_lang(self.app.engine),
                     )
                 self.evidence.open_passage(doc_id)
                 return
@@ -241,9 +291,9 @@ class MainScreen(Screen):
             return
         a = answered[-1].answer
         assert a is not None
-        cites = "; ".join(f"{c.get('title', '')} ({c.get('doc_id', '')})" for c in a.citations)
-        self.app.copy_to_clipboard(a.answer + (f"\nSources: {cites}" if cites else ""))
-        self.notify("Answer copied to the clipboard.")
+        passages = answered[-1].passages
+        self.app.copy_to_clipboard(copy_text(a, index_lang(self.app.engine), passages))
+        self.notify("Answer, support and sources copied to the clipboard.")
 
     def action_export(self) -> None:
         if not self.app.exchanges:
@@ -262,3 +312,24 @@ class MainScreen(Screen):
 
     def settings_changed(self, settings: Settings) -> None:
         self.status.set_loop(settings.loop, settings.profile)
+
+
+def copy_text(answer, lang: str = "en", passages=None) -> str:  # noqa: ANN001
+    """What Ctrl+Y copies: the answer, its support sentence and `Title › Section (URL)`
+    lines (`passages` by doc id fill in the section a citation does not carry)."""
+    passages = passages or {}
+    lines = [answer.answer]
+    lines += [s["sentence"] for s in answer.support if s.get("sentence")]
+    sources: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for c in [*answer.support, *answer.citations]:
+        p = passages.get(c.get("doc_id", ""))
+        c = {**c, "section": c.get("section") or (p.section if p is not None else "")}
+        key = (c.get("title", ""), c.get("section", ""))
+        if key[0] and key not in seen:
+            seen.add(key)
+            sources.append(c)
+    if sources:
+        lines += ["", "Sources:"]
+        lines += [citation_line(c, lang) for c in sources]
+    return "\n".join(lines)

@@ -12,7 +12,7 @@ from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from scim_edge.errors import ConfigError, UserError
 from scim_edge.settings import CRITICS, LOOPS, PROFILES, Settings, read_config, save_config
@@ -53,17 +53,31 @@ class SettingsScreen(ModalScreen[Settings | None]):
         Binding("ctrl+s", "save", "Save"),
     ]
 
-    def __init__(self, settings: Settings, indexes: list[str], models: list[str]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        indexes: list[str],
+        models: list[str],
+        active_index: str | None = None,
+    ) -> None:
         super().__init__(id="settings")
         self.settings = settings
         self.indexes = indexes
         self.models = models
+        self.active_index = active_index
 
     def compose(self):
         s = self.settings
-        index_opts = [("default index", "")] + [(n, n) for n in self.indexes]
+        default_label = (
+            f"default: {self.active_index}"
+            if self.active_index and not s.index
+            else "default (the installed one)"
+        )
+        index_opts = [(default_label, "")] + [
+            (f"{n} (active)" if n == self.active_index and s.index else n, n) for n in self.indexes
+        ]
         if s.index and s.index not in self.indexes:
-            index_opts.append((s.index, s.index))
+            index_opts.append((f"{s.index} (active)", s.index))
         model_opts = [
             ("auto: installed Flan-T5, else extractive", ""),
             ("extractive (built-in, no model)", "extractive"),
@@ -117,6 +131,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 yield Button("Apply", id="apply", variant="primary")
                 yield Button("Save to config", id="save")
                 yield Button("Cancel", id="cancel")
+        yield Footer()
 
     def _row(self, label: str, widget):
         widget.compact = True

@@ -7,20 +7,20 @@ the build can be cancelled.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from scim_edge import paths
 from scim_edge.errors import UserError
-from tui.messages import BuildFailed, BuildFinished, BuildProgress
+from tui.building import IndexBuilding, index_name_for
+from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
 from tui.widgets.build_progress import BuildProgressView
 
 if TYPE_CHECKING:
@@ -30,37 +30,9 @@ INTRO = (
     "No index is installed yet. scim-edge answers from a local index of Wikipedia "
     "articles; build one to start asking questions. Nothing is downloaded."
 )
-DUMP_SUFFIXES = (".xml.bz2", ".xml.gz", ".xml", ".bz2")
 
 
-class BuildCancelled(Exception):
-    """Raised from the progress callback to stop a cancelled build (atomic: nothing kept)."""
-
-
-def index_name_for(dump: Path) -> str:
-    name = dump.name
-    for suffix in DUMP_SUFFIXES:
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-            break
-    return name or "index"
-
-
-def progress_text(info) -> tuple[float | None, str]:  # noqa: ANN001 - index_builder.ProgressInfo
-    frac = None
-    if getattr(info, "total_bytes", None):
-        frac = min(1.0, info.bytes_read / info.total_bytes)
-    mb = info.bytes_read / 1e6
-    text = (
-        f"{info.phase}: {mb:.1f} MB read"
-        + (f" of {info.total_bytes / 1e6:.1f} MB" if info.total_bytes else "")
-        + f" · {info.pages:,} pages · {info.articles:,} articles · {info.passages:,} passages"
-        + f" · {info.elapsed:.1f} s"
-    )
-    return frac, text
-
-
-class WelcomeScreen(Screen):
+class WelcomeScreen(IndexBuilding, Screen):
     app: ScimEdgeApp
 
     BINDINGS = [Binding("escape", "cancel_build", "Cancel build")]
@@ -132,37 +104,6 @@ class WelcomeScreen(Screen):
         self._message(f"Building {out.name} from {source.name}… (Esc cancels)")
         self.build(source, out)
 
-    @work(thread=True, exclusive=True, group="build", exit_on_error=False)
-    def build(self, source: Path, out: Path) -> None:
-        from index_builder.build import build_index
-
-        worker = get_current_worker()
-        last = 0.0
-
-        def progress(info) -> None:  # noqa: ANN001
-            nonlocal last
-            if worker.is_cancelled:
-                raise BuildCancelled
-            now = time.monotonic()
-            if now - last >= 0.1 or info.phase != "reading":
-                last = now
-                self.post_message(BuildProgress(*progress_text(info)))
-
-        try:
-            manifest = build_index(source, out, progress=progress)
-        except BuildCancelled:
-            return
-        except UserError as e:
-            self.post_message(BuildFailed(e.one_line()))
-            return
-        counts = manifest.get("counts", {})
-        self.post_message(
-            BuildFinished(
-                out,
-                f"{counts.get('articles', 0):,} articles, {counts.get('passages', 0):,} passages",
-            )
-        )
-
     # ---- progress and outcome --------------------------------------------------------
 
     def on_build_progress(self, message: BuildProgress) -> None:
@@ -187,8 +128,6 @@ class WelcomeScreen(Screen):
         if event.state == WorkerState.ERROR:
             err = event.worker.error
             self._stopped(f"Build failed: {type(err).__name__}: {err}", error=True)
-        elif event.state == WorkerState.CANCELLED:
-            self._stopped("Build cancelled; nothing was kept.")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_build":
@@ -198,7 +137,10 @@ class WelcomeScreen(Screen):
     def action_cancel_build(self) -> None:
         if self.building:
             self.workers.cancel_group(self, "build")
-            self._stopped("Build cancelled; nothing was kept.")
+            self._stopped("Cancelling the build… (its partial index is being removed)")
+
+    def on_build_stopped(self, message: BuildStopped) -> None:
+        self._message("Build cancelled; nothing was kept.")
 
     def _stopped(self, text: str, error: bool = False) -> None:
         self.building = False

@@ -1,11 +1,14 @@
 """The evidence panel: pick a cited or retrieved passage and read it in full.
 
+Passages are listed as `Title › Section` (an id like `305-12` means nothing to a reader).
 The question's words are highlighted so a reader can check the answer against its
-source; title and section head the text.
+source; the article's Wikipedia URL is shown for use when online, and `a` opens the
+whole article, rebuilt offline from the index. Esc goes back to the question line.
 """
 
 from __future__ import annotations
 
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import OptionList, Static
@@ -13,10 +16,15 @@ from textual.widgets.option_list import Option
 
 from scim_edge.types import Passage
 from tui.formatting import highlight, one_line, question_words
+from tui.sources import source_label, wiki_url
 
 
 class EvidencePanel(Vertical):
     DEFAULT_CLASSES = "evidence-panel"
+    BINDINGS = [
+        Binding("escape", "screen.focus_question", "Back to the question"),
+        Binding("a", "open_article", "Whole article"),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -24,6 +32,7 @@ class EvidencePanel(Vertical):
         self.passages: dict[str, Passage] = {}
         self.question = ""
         self.current: str | None = None
+        self.lang = "en"
 
     def compose(self):
         yield OptionList(id="evidence-list")
@@ -33,16 +42,21 @@ class EvidencePanel(Vertical):
                 id="evidence-text",
             )
 
-    def show_passages(self, question: str, passages: dict[str, Passage], cited: list[str]) -> None:
+    def show_passages(
+        self, question: str, passages: dict[str, Passage], cited: list[str], lang: str = "en"
+    ) -> None:
         """List `passages`, cited ones first (★), and open the first."""
         self.question = question
         self.passages = dict(passages)
+        self.lang = lang
         order = [d for d in cited if d in passages] + [d for d in passages if d not in cited]
         options = []
         for doc_id in order:
             p = passages[doc_id]
             mark = "★ " if doc_id in cited else "· "
-            options.append(Option(f"{mark}{one_line(p.title, 48)}  ({doc_id})", id=doc_id))
+            options.append(
+                Option(f"{mark}{one_line(source_label(p.title, p.section), 60)}", id=doc_id)
+            )
         listing = self.query_one("#evidence-list", OptionList)
         listing.clear_options()
         listing.add_options(options)
@@ -63,10 +77,17 @@ class EvidencePanel(Vertical):
             idx = None
         if idx is not None and listing.highlighted != idx:
             listing.highlighted = idx
+        url = wiki_url(p.title, p.section, self.lang)
         head = Content.assemble(
-            (p.title, "bold"),
-            (f" · {p.section}" if p.section else "", "italic"),
-            (f"\n{p.doc_id}\n\n", "dim"),
+            (source_label(p.title, p.section), "bold"),
+            ("\n", ""),
+            (url, "dim"),
+            ("\n", ""),
+            (
+                "read the whole article (a)",
+                f"$accent underline @click=screen.show_article('{doc_id}')",
+            ),
+            ("\n\n", ""),
         )
         self.query_one("#evidence-text", Static).update(
             head + highlight(p.text, question_words(self.question))
@@ -80,3 +101,7 @@ class EvidencePanel(Vertical):
 
     def focus_list(self) -> None:
         self.query_one("#evidence-list", OptionList).focus()
+
+    def action_open_article(self) -> None:
+        if self.current is not None:
+            self.screen.action_show_article(self.current)  # type: ignore[attr-defined]

@@ -18,7 +18,8 @@ class ExchangeView(Vertical):
     def __init__(self, exchange: Exchange, animate: bool = True) -> None:
         super().__init__(id=f"exchange-{exchange.id}")
         self.exchange = exchange
-        self.timeline = Timeline(exchange.theta if exchange.loop != "simrag" else None, animate)
+        critic = exchange.loop == "simrag"
+        self.timeline = Timeline(None if critic else exchange.theta, animate, critic=critic)
 
     def compose(self):
         ex = self.exchange
@@ -35,7 +36,8 @@ class ExchangeView(Vertical):
     async def apply(self, event: Event) -> None:
         if isinstance(event, Final):
             self.timeline.finish()
-            await self.mount(AnswerPanel(event.answer))
+            theta = self.exchange.theta if self.exchange.loop != "simrag" else None
+            await self.mount(AnswerPanel(event.answer, self.exchange.passages, theta))
         else:
             await self.timeline.apply(event)
 

@@ -6,6 +6,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from scim_edge.critic import NO_EVIDENCE, UNSUPPORTED
 from scim_edge.types import (
     Critiqued,
     Decided,
@@ -14,8 +15,10 @@ from scim_edge.types import (
     Regenerated,
     Retrieved,
     Scored,
+    Verdict,
 )
 from tui.formatting import one_line, timing_items
+from tui.sources import source_label
 from tui.widgets.item_row import ItemRow
 from tui.widgets.score_bars import ScoreBars
 
@@ -34,22 +37,71 @@ REASON_WORDS = {
     "quality_declined": "Q fell by δ or more: the previous answer is kept",
     "no_new_evidence": "no new passages: another try cannot change the answer",
     "no_evidence": "no passage matches the question",
+    "no_content_words": "the question has no content words to check an answer against",
     "continue": "Q < θ: retrieve again",
     "single_pass": "one pass, no quality stop",
     "fixed_iterations": "fixed iteration count reached",
 }
 
 
+CRITIC_LABELS = tuple(label.strip().lower() for label in (NO_EVIDENCE, UNSUPPORTED))
+
+
+def display_query(query: str) -> str:
+    """A search string as sent: a critic label ("no evidence for: x") is not part of it."""
+    text = query.strip()
+    for label in CRITIC_LABELS:
+        if text.lower().startswith(label):
+            return text[len(label) :].strip() or text
+    return text
+
+
+def critic_decision_words(decision: str, reason: str, verdict: dict | None) -> str:
+    """The simrag decision without the critic's text again (the critic line shows it)."""
+    if decision == "accept":
+        return "the critic approves" + (" the revision" if "revised" in reason else "")
+    if decision == "reject":
+        follow = (verdict or {}).get("followup") or {}
+        queries = [display_query(q) for q in follow.get("queries", []) if q]
+        if queries:
+            return "search again for: " + " | ".join(one_line(q, 80) for q in queries)
+        return "search again"
+    head = reason.split(";", 1)[0].strip()
+    if head.lower().startswith("the critic rejects"):
+        head = "the critic rejects the answer"
+    return one_line(head, 160) if head else "stop"
+
+
+def verdict_line(v: Verdict, head: str) -> Content:
+    """`critic rejects: <the critic's issues>`, its other reasons dim on the next line."""
+    parts: list = [(head, "dim")]
+    parts.append(("approves", "bold $success") if v.accept else ("rejects", "bold $error"))
+    if v.form_only:
+        parts.append((" (form only)", "dim"))
+    if v.issues:
+        parts.append(": " + "; ".join(one_line(i, 200) for i in v.issues))
+        if v.reason and v.reason not in v.issues:
+            parts.append(("\n  " + one_line(v.reason, 240), "dim"))
+    elif v.reason:
+        parts.append(": " + one_line(v.reason, 240))
+    return Content.assemble(*parts)
+
+
 def passage_link(p: Passage) -> tuple[str, str]:
     """A title that opens the passage in the evidence panel when clicked."""
-    return (p.title or p.doc_id, f"underline @click=app.show_passage('{p.doc_id}')")
+    label = source_label(p.title or p.doc_id, p.section)
+    return (label, f"underline @click=app.show_passage('{p.doc_id}')")
 
 
 class IterationCard(Vertical):
     DEFAULT_CLASSES = "iteration-card"
 
-    def __init__(self, t: int, mode: str, queries: list[str], theta: float | None) -> None:
+    def __init__(
+        self, t: int, mode: str, queries: list[str], theta: float | None, critic: bool = False
+    ) -> None:
         super().__init__()
+        self.critic = critic  # a critic loop (simrag): the critic's line carries the reason
+        self.retrieved_any = False
         self.t = t
         self.mode = mode
         self.theta = theta
@@ -83,7 +135,7 @@ class IterationCard(Vertical):
         for n, q in enumerate(queries or ["(the question)"]):
             if n:
                 parts.append((" | ", "dim"))
-            parts.append((one_line(q, 160), "italic"))
+            parts.append((one_line(display_query(q), 160), "italic"))
         self._queries.update(Content.assemble(*parts))
 
     def set_retrieved(self, ev: Retrieved, titles: dict[str, str]) -> None:
@@ -91,13 +143,12 @@ class IterationCard(Vertical):
             self.set_queries(ev.queries)
         parts: list = []
         new_ids = {p.doc_id for p in ev.new_passages}
+        self.retrieved_any = bool(ev.doc_ids or ev.new_passages)
         for p in ev.new_passages:
-            section = f" · {p.section}" if p.section else ""
             parts += [
                 ("+ new ", "bold $success"),
                 passage_link(p),
-                (f"{section}", "dim"),
-                (f"  {p.doc_id}\n", "dim"),
+                ("\n", ""),
             ]
         if not ev.new_passages:
             parts.append(("no new passages found\n", "$warning"))
@@ -119,20 +170,12 @@ class IterationCard(Vertical):
         self._add_time("generation", ev.ms)
 
     def set_scored(self, ev: Scored) -> None:
-        self._scores.show_scores(ev.report.scores(), self.theta)
+        if not self.critic:  # a critic loop's scores are in the critic's own line
+            self._scores.show_scores(ev.report.scores(), self.theta)
         self._add_time("evaluation", ev.ms)
 
     def set_critiqued(self, ev: Critiqued) -> None:
-        v = ev.verdict
-        parts: list = [("critic ", "dim")]
-        parts.append(("approves", "bold $success") if v.accept else ("rejects", "bold $error"))
-        if v.form_only:
-            parts.append((" (form only)", "dim"))
-        if v.issues:
-            parts.append(": " + "; ".join(v.issues))
-        elif v.reason:
-            parts.append(": " + v.reason)
-        self._verdict.update(Content.assemble(*parts))
+        self._verdict.update(verdict_line(ev.verdict, "critic "))
         self._verdict.display = True
         self._add_time("evaluation", ev.ms)
 
@@ -146,19 +189,31 @@ class IterationCard(Vertical):
             )
         )
         self._answer.display = True
+        # The revision is judged again: that verdict is the one the decision follows.
+        first = self._verdict.content if self._verdict.display else Content("")
+        again = verdict_line(ev.verdict, "critic on the revision ")
+        self._verdict.update(Content.assemble(first, "\n", again) if first.plain else again)
+        self._verdict.display = True
 
     def set_decided(self, ev: Decided) -> None:
         rec = ev.record
         self.decision = ev.decision
-        if rec.answer and not self._answer.display:
+        if rec.answer and not self._answer.display and not self.critic:
+            # (a critic loop's stop without a new answer keeps the last one: not this card's)
             self._answer.update(Content.assemble(("answer ", "dim"), one_line(rec.answer)))
             self._answer.display = True
-        if rec.scores:
+        if rec.scores and not self.critic:
             self._scores.show_scores(rec.scores, self.theta)
         words, style = DECISION_WORDS.get(ev.decision, (ev.decision, "bold"))
         parts: list = [("decision ", "dim"), (words, f"bold {style}")]
-        if ev.reason:
+        if self.critic:
+            parts.append(f" — {critic_decision_words(ev.decision, ev.reason, rec.verdict)}")
+        elif ev.reason == "no_evidence" and self.retrieved_any:
+            parts.append(f" — {REASON_WORDS['no_content_words']}")
+        elif ev.reason:
             parts.append(f" — {REASON_WORDS.get(ev.reason, one_line(ev.reason, 200))}")
+        if rec.confidence is not None:
+            parts.append((f"  · confidence {round(100 * rec.confidence)}%", "dim"))
         self._decision.update(Content.assemble(*parts))
         self._decision.display = True
         if rec.timing_ms:

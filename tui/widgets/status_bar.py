@@ -1,10 +1,14 @@
-"""One line of facts: index and passage count, model and provider, NLTK, last time."""
+"""One line of facts: index and passage count, generator, loop, last time, NLTK.
+
+It stays one line at any width: items are in order of importance and those that do not
+fit are left out (a wrapped status bar pushed the history down at 80×24)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from textual.content import Content
+from textual.geometry import Size
 
 from tui.formatting import fmt_ms
 from tui.widgets.item_row import ItemRow
@@ -32,12 +36,13 @@ def nltk_words() -> str:
     return str(status)
 
 
-def generator_words(generator: Any) -> str:
+def generator_words(generator: Any, notes: list[str] | None = None) -> str:
     name = getattr(generator, "name", "?")
+    if name == "extractive":
+        no_model = any("no Flan-T5" in str(n) for n in notes or [])
+        return "extractive reader" + (" (no Flan-T5 installed)" if no_model else "")
     provider = getattr(generator, "provider", None)
-    if provider is None and name == "extractive":
-        provider = "built-in, CPU"
-    return f"{name} ({provider})" if provider else str(name)
+    return f"Flan-T5 {name} ({provider})" if provider else f"Flan-T5 {name}"
 
 
 class StatusBar(ItemRow):
@@ -57,7 +62,7 @@ class StatusBar(ItemRow):
     def set_engine(self, engine: Any) -> None:
         self.index = engine.index_name or getattr(engine.retriever, "name", "?")
         self.passages = getattr(engine.retriever, "passage_count", None)
-        self.model = generator_words(engine.generator)
+        self.model = generator_words(engine.generator, getattr(engine, "notes", None))
         self.nltk = nltk_words()
         self.note = ""
         self._paint()
@@ -74,6 +79,20 @@ class StatusBar(ItemRow):
         self.loop = f"{loop} · {profile}"
         self._paint()
 
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1
+
+    def render(self) -> Content:
+        """The items that fit one line, most important first."""
+        width = max(1, self.content_size.width)
+        line: Content | None = None
+        for item in self.items:
+            if line is None:
+                line = item if item.cell_length <= width else item.truncate(width, ellipsis=True)
+            elif line.cell_length + self.sep.cell_length + item.cell_length <= width:
+                line = line + self.sep + item
+        return line or Content("")
+
     def _paint(self) -> None:
         items = [
             Content.assemble(
@@ -83,9 +102,9 @@ class StatusBar(ItemRow):
             Content(self.model),
             Content.assemble(("last ", "dim"), fmt_ms(self.last_ms) if self.last_ms else "–"),
         ]
+        if self.note:
+            items.insert(1, Content.styled(self.note, "italic"))
         if self.loop:
             items.append(Content(self.loop))
         items.append(Content.assemble(("NLTK ", "dim"), self.nltk))
-        if self.note:
-            items.append(Content.styled(self.note, "italic"))
         self.set_items(items)

@@ -22,9 +22,10 @@ from tui.widgets.step_indicator import StepIndicator
 class Timeline(Vertical):
     DEFAULT_CLASSES = "timeline"
 
-    def __init__(self, theta: float | None, animate: bool = True) -> None:
+    def __init__(self, theta: float | None, animate: bool = True, critic: bool = False) -> None:
         super().__init__()
         self.theta = theta
+        self.critic = critic
         self.cards: dict[int, IterationCard] = {}
         self.titles: dict[str, str] = {}
         self.indicator = StepIndicator(animate=animate)
@@ -64,7 +65,9 @@ class Timeline(Vertical):
         t = int(t or 1)
         card = self.cards.get(t)
         if card is None:
-            card = IterationCard(t, mode or "iteration", list(queries or []), self.theta)
+            card = IterationCard(
+                t, mode or "iteration", list(queries or []), self.theta, critic=self.critic
+            )
             self.cards[t] = card
             await self.mount(card, before=self.indicator)
         return card

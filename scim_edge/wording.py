@@ -1,0 +1,96 @@
+"""Plain words for an answer, shared by the CLI's `ask` and the TUI.
+
+One function each for a time, a stop reason, the confidence and the generator, so every
+front end says the same thing; no loop jargon (`force_accepted`, `budget`) reaches a user
+outside `--json`.
+"""
+
+from __future__ import annotations
+
+from scim_edge.types import INSUFFICIENT_EVIDENCE, Answer
+
+
+def source_label(title: str, section: str = "") -> str:
+    """`Title › Section`, or the title alone for an article's lead."""
+    title = title or "untitled"
+    return f"{title} › {section}" if section else title
+
+
+def fmt_ms(ms: float | None) -> str:
+    """Milliseconds for humans: `0.6 ms`, `430 ms`, `1.0 s`, `12.3 s`."""
+    if ms is None:
+        return "–"
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 999.5:
+        return f"{ms:.0f} ms"
+    return f"{ms / 1000:.1f} s"
+
+
+def confidence_words(answer: Answer) -> str:
+    """The trust label a user reads: the tier, with the calibrated probability when there
+    is one (`high confidence · 87%`); without it the tier comes from Q and says so."""
+    tier = answer.tier or "low"
+    if answer.confidence is not None:
+        return f"{tier} confidence · {round(100 * answer.confidence)}%"
+    return f"{tier} confidence (from Q {answer.quality:.2f})"
+
+
+GENERATOR_WORDS = {"extractive": "the extractive reader"}
+
+
+def generator_words(name: str) -> str:
+    """Which generator produced an answer, in words: the extractive reader or Flan-T5."""
+    if not name:
+        return "an unknown generator"
+    if name in GENERATOR_WORDS:
+        return GENERATOR_WORDS[name]
+    return f"Flan-T5 ({name})"
+
+
+def tier_of(quality: float) -> str:
+    if quality >= 0.7:
+        return "high"
+    if quality >= 0.5:
+        return "medium"
+    return "low"
+
+
+def stop_reason_words(answer: Answer) -> str:
+    """The stop reason as a sentence a user understands (never the answer again: a safe
+    stop's answer is already the insufficient-evidence sentence)."""
+    if answer.status == "insufficient_evidence" or answer.answer.strip() == INSUFFICIENT_EVIDENCE:
+        return {
+            "no_evidence": "stopped: no passage supports an answer",
+            "no_new_evidence": "stopped: the follow-up searches found nothing new",
+            "max_iterations_reached": (
+                f"stopped: the critic rejected every answer in {len(answer.iterations)} rounds"
+            ),
+        }.get(answer.stop_reason, "stopped: the evidence does not support an answer")
+    n = len(answer.iterations)
+    reason = answer.stop_reason or ""
+    accepted = [it.t for it in answer.iterations if it.decision == "accept"]
+    t = accepted[-1] if accepted else n
+    words = {
+        "accepted": f"accepted at iteration {t}",
+        "fast_path": "accepted at iteration 1 (fast path)",
+        "budget": f"best answer after {n} iterations",
+        "quality_declined": "stopped: quality declined",
+        "no_new_evidence": f"stopped: no new evidence after {n} iterations",
+        "single_pass": "single pass (no quality stop)",
+        "fixed_iterations": f"fixed run of {n} iterations",
+        "critic_approved": f"critic approved at iteration {t}",
+        "critic_approved_after_regeneration": f"critic approved the revision at iteration {t}",
+    }.get(reason)
+    if words is None:
+        if "declin" in reason:
+            words = "stopped: quality declined"
+        elif answer.status == "accepted":
+            words = f"accepted at iteration {t}"
+        elif answer.status == "force_accepted":
+            words = f"best answer after {n} iteration{'s' if n != 1 else ''}"
+        else:
+            words = reason.replace("_", " ") or answer.status.replace("_", " ")
+    if answer.bindings.get("cache") == "hit":
+        words += " (from the answer cache)"
+    return words
