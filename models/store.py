@@ -31,7 +31,7 @@ from scim_edge.errors import ModelError
 
 MANIFEST = "manifest.json"
 FORMAT = 1
-KINDS = ("seq2seq", "embedding")
+KINDS = ("seq2seq", "embedding", "critic")
 VARIANTS = ("fp32", "int8")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 _VERIFY_HINT = "run `scim-edge models verify {name}`, then re-import or re-export the model"

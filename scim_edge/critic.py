@@ -732,6 +732,13 @@ def make_critic(settings: Settings, engine: Any | None = None) -> Critic:
             fallback.fallback_warning = conf.warning if conf is not None and conf.notify else None
             return fallback
         return LearnedCritic(settings, conf)
+    if settings.critic == "model" and settings.critic_model:
+        # a Flan-T5 fine-tuned as the Critic (`critic train --fine-tune`)
+        from models.seq2seq import Seq2SeqModel
+        from models.store import resolve_model
+
+        path = resolve_model(settings.critic_model, "seq2seq")
+        return ModelCritic(settings, Seq2SeqModel.load(path, threads=settings.threads), path.name)
     if settings.critic == "model":
         model, name = load_seq2seq(settings, engine)
         if model is None:

@@ -238,6 +238,9 @@ def retrieve(
         kept(retriever.search(query, max(candidates, k), exclude_ids=exclude))
         for query in formulation.queries
     ]
+    if pools and hasattr(retriever, "get"):
+        pools[0] += ranking.named_leads(retriever, question, [p for pl in pools for p in pl],
+                                        exclude)  # fmt: skip
     if formulation.query_scorers is None:
         return ranking.rank([p for pool in pools for p in pool], formulation.scorer, k, exclude)
     ranked = [

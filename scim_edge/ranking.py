@@ -15,12 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
 from functools import lru_cache
+from typing import Any
 
 from scim_edge import textutil as tu
 from scim_edge.types import Passage
 
 CONTENT_WEIGHT = 0.7
 TITLE_WEIGHT = 0.3
+LEAD_BONUS = 0.3  # the lead of an article the question names (see named_leads)
+MAX_NAMED_LEADS = 3
 
 
 _WORD = re.compile(r"\w+")
@@ -39,13 +42,18 @@ def passage_content(doc_id: str, text: str) -> frozenset[str]:
     return quick_stems(text)
 
 
+def names_title(title: str, query: str) -> bool:
+    """The whole title occurs in the query as a phrase ("Abraham Lincoln")."""
+    q_low = " " + " ".join(w.lower() for w in tu.words(query)) + " "
+    t_low = " " + " ".join(w.lower() for w in tu.words(title)) + " "
+    return bool(t_low.strip()) and t_low in q_low
+
+
 def title_similarity(title: str, query: str) -> float:
     t_words = tu.stem_set(title)
     if not t_words:
         return 0.0
-    q_low = " " + " ".join(w.lower() for w in tu.words(query)) + " "
-    t_low = " " + " ".join(w.lower() for w in tu.words(title)) + " "
-    if t_low.strip() and t_low in q_low:
+    if names_title(title, query):
         return 1.0
     return len(t_words & tu.stem_set(query)) / len(t_words)
 
@@ -56,11 +64,42 @@ def overlap(words: frozenset[str], query_words: frozenset[str]) -> float:
     return len(words & query_words) / len(query_words)
 
 
+def is_lead(passage: Passage) -> bool:
+    """The first passage of its article (ids are "<page_id>-<n>")."""
+    return passage.doc_id.endswith("-0")
+
+
 def hybrid_score(passage: Passage, query: str) -> float:
     d = passage_content(passage.doc_id, passage.text)
-    return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title_similarity(
-        passage.title, query
-    )
+    title = title_similarity(passage.title, query)
+    lead = LEAD_BONUS if is_lead(passage) and names_title(passage.title, query) else 0.0
+    return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title + lead
+
+
+def named_leads(
+    retriever: Any, question: str, pool: Sequence[Passage], exclude: Collection[str]
+) -> list[Passage]:
+    """The lead passages of the articles the question names (their whole title occurs in
+    it) that the search did not bring: when a question names an article, its lead is
+    usually the best evidence (DrQA's prior), even when passages repeating the question's
+    verb outrank it ("Who wrote Animal Farm?")."""
+    have = {p.doc_id for p in pool} | set(exclude)
+    out: list[Passage] = []
+    for page_id in ordered_pages(p for p in pool if names_title(p.title, question)):
+        lead_id = f"{page_id}-0"
+        if lead_id not in have and len(out) < MAX_NAMED_LEADS:
+            lead = retriever.get(lead_id)
+            if lead is not None:
+                out.append(lead)
+                have.add(lead_id)
+    return out
+
+
+def ordered_pages(passages: Iterable[Passage]) -> list[int]:
+    seen: dict[int, None] = {}
+    for p in passages:
+        seen.setdefault(p.page_id, None)
+    return list(seen)
 
 
 def rank(

@@ -51,7 +51,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="iteration budget (T_max for SCIM loops, max_iterations for simrag)",
     )
-    p.add_argument("--critic", metavar="heuristic|model", help="critic of the simrag loop")
+    p.add_argument(
+        "--critic",
+        metavar="trained|heuristic|model",
+        help="critic of the simrag loop (default trained; model = zero-shot Flan-T5)",
+    )
+    p.add_argument(
+        "--critic-model",
+        metavar="NAME",
+        help="a trained Critic from the model store (default: the index's, else the shipped one)",
+    )
+    p.add_argument(
+        "--quality",
+        metavar="paper|learned",
+        help="what SCIM compares with θ: the paper's Q, or the Critic's calibrated confidence",
+    )
     p.add_argument(
         "--max-tokens",
         type=positive_int,
@@ -91,6 +105,8 @@ def overrides_from(args: argparse.Namespace) -> dict[str, Any]:
         "profile": args.profile,
         "theta": args.theta,
         "critic": args.critic,
+        "critic_model": args.critic_model,
+        "quality": args.quality,
         "max_new_tokens": args.max_tokens,
         "critic_max_tokens": args.critic_max_tokens,
         "retriever": args.retriever,

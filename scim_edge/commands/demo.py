@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 def _ask(question: str, index_name: str) -> int:
     print(f"\n$ scim-edge ask {question!r} --index {index_name}")
     try:
-        import scim_edge.generation  # noqa: F401
+        import scim_edge.generation
         import scim_edge.loops.scim  # noqa: F401
         from scim_edge.engine import Engine
         from scim_edge.settings import load_settings

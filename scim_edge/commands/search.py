@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def format_hits(retriever, query: str, hits, *, mark: tuple[str, str] = PLAIN) -> str:  # noqa: ANN001
+def format_hits(retriever, query: str, hits, *, mark: tuple[str, str] = PLAIN) -> str:
     if not hits:
         return f"no passages match {query!r} in index {retriever.name}"
     lines = []

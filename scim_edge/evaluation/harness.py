@@ -492,7 +492,7 @@ def _warm_up(
                 answer_fn(item.question, run.settings)
         except (KeyboardInterrupt, UserError):
             raise
-        except Exception:  # noqa: S110 - the timed call records the error
+        except Exception:
             pass
         if len(warm) > 1:
             progress.update(f"{run.key} warm-up", n, len(warm), started, 0)

@@ -193,6 +193,7 @@ def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict
             "correct": exact_match(rec.answer, [pair.answer]),
             "f1": round(f1_score(rec.answer, [pair.answer]), 4),
             "evidence_present": _present(passages, pair.answer),
+            "support": rec.support[0]["sentence"] if rec.support else "",
             "features": {k: round(v, 6) for k, v in
                          record_features(rec, answer.iterations[:i], scores).items()},
         })  # fmt: skip

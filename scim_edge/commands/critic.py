@@ -1,0 +1,125 @@
+"""`scim-edge critic train|list|verify`: the trained Critic (SIM-RAG §3.3)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from scim_edge.commands._output import print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("critic", help="train, list and verify the Critic that judges answers")
+    csub = p.add_subparsers(dest="critic_command", metavar="SUBCOMMAND")
+    t = csub.add_parser(
+        "train",
+        help="fit a Critic on an index's practice traces and install it",
+        description="Fit the Critic on the practice traces of an index (run `scim-edge "
+        "practice` first) and install it in the model store; with --fine-tune, fine-tune a "
+        "Flan-T5 model as the Critic instead (needs the [export] extra).",
+    )
+    t.add_argument("--index", metavar="NAME|DIR", help="index whose practice set to train on")
+    t.add_argument("--name", metavar="NAME", help="store name (default critic-INDEX)")
+    t.add_argument("--fine-tune", metavar="MODEL_DIR", help="a Hugging Face T5 directory")
+    t.add_argument("--steps", type=int, default=200, help=argparse.SUPPRESS)
+    t.add_argument("--force", action="store_true", help="replace an installed Critic")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(func=run_train)
+    ls = csub.add_parser("list", help="list the Critics this installation can use")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(func=run_list)
+    v = csub.add_parser("verify", help="check that every Critic loads and matches its hashes")
+    v.add_argument("name", nargs="?")
+    v.set_defaults(func=run_verify)
+    p.set_defaults(func=lambda args: _usage(p))
+
+
+def _usage(p: argparse.ArgumentParser) -> int:
+    p.print_help(sys.stderr)
+    return 2
+
+
+def _traces(index: str | None):
+    from scim_edge.errors import UserError
+    from scim_edge.practice import store
+    from scim_edge.retrieval import resolve_index_dir
+
+    index_dir = resolve_index_dir(index)
+    path = store.practice_dir(index_dir) / "traces.jsonl"
+    if not path.is_file():
+        raise UserError(
+            f"index '{index_dir.name}' has no practice set",
+            hint=f"run `scim-edge practice --index {index_dir.name}` first",
+        )
+    manifest = store.read_json(store.practice_dir(index_dir) / "manifest.json")
+    return index_dir, store.read_jsonl(path), manifest
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from scim_edge.critic_store import install
+    from scim_edge.settings import load_settings
+    from scim_edge.trained_critic import train_from_rows
+
+    index_dir, rows, manifest = _traces(args.index)
+    name = args.name or f"critic-{index_dir.name}"
+    if args.fine_tune:
+        from scim_edge.critic_finetune import fine_tune
+        from scim_edge.practice import store
+
+        pairs = store.read_jsonl(store.practice_dir(index_dir) / "pairs.jsonl")
+        questions = {str(p["id"]): str(p["question"]) for p in pairs}
+        path = fine_tune(args.fine_tune, rows, name=name, questions=questions,
+                         steps=args.steps, force=args.force)  # fmt: skip
+        print(f"installed fine-tuned Critic '{name}' at {path}")
+        return 0
+    settings = load_settings(overrides={"index": args.index})
+    loop = manifest.get("params", {}).get("loop", "fixed-3")
+    critic = train_from_rows(
+        rows, generator=str(manifest.get("generator", "")), settings=settings.replace(loop=loop)
+    )
+    path = install(critic, name, source=f"practice:{index_dir.name}", force=args.force)
+    h = critic.meta.get("heldout", {})
+    if args.json:
+        print_json({"name": name, "path": str(path), **critic.meta})
+        return 0
+    print(f"installed Critic '{name}' at {path}")
+    print(f"  generator  {critic.generator}")
+    print(f"  held out   {h.get('n', 0)} rounds: AUROC {h.get('auroc', 0):.3f}, "
+          f"accuracy {h.get('accuracy', 0):.1%}, ECE {h.get('ece', 0):.3f}")  # fmt: skip
+    print(f"  use it     scim-edge ask QUESTION --critic-model {name}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    from scim_edge.critic_store import entries
+
+    found = entries()
+    if args.json:
+        print_json([e.to_dict() for e in found])
+        return 0
+    if not found:
+        print("no Critic installed (scim-edge practice trains one)")
+        return 0
+    width = max(len(e.name) for e in found)
+    for e in found:
+        if e.problem:
+            print(f"{e.name:<{width}}  {e.where:<7}  PROBLEM: {e.problem}")
+            continue
+        h = e.heldout or {}
+        print(f"{e.name:<{width}}  {e.where:<7}  for {e.generator or '?':<10}  "
+              f"AUROC {h.get('auroc', 0):.3f}  ECE {h.get('ece', 0):.3f}  {e.path}")  # fmt: skip
+    return 0
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from scim_edge.critic_store import verify
+
+    bad = 0
+    for entry, problems in verify(args.name):
+        if problems:
+            bad += 1
+            for p in problems:
+                print(f"{entry.name}: {p}")
+        else:
+            print(f"{entry.name}: ok")
+    return 1 if bad else 0
