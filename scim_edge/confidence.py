@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from scim_edge.critic_features import round_features
 from scim_edge.errors import ModelError
-from scim_edge.trained_critic import TrainedCritic, confidence_tier, find
+from scim_edge.trained_critic import TrainedCritic, confidence_tier, default_path, find
 
 __all__ = ["Confidence", "confidence_tier"]
 
@@ -32,11 +33,16 @@ class Confidence:
 
     @property
     def name(self) -> str:
+        """How answers and traces name the source of confidence: "none", "trained:default",
+        "trained:index" (the index's practice Critic) or "trained:NAME" (a store Critic)."""
         if self.critic is None:
             return "none"
-        parts = self.critic.source.replace("\\", "/").split("/")
-        where = parts[-2] if len(parts) >= 2 else self.critic.source
-        return f"trained ({where})"
+        path = Path(self.critic.source)
+        if path == default_path():
+            return "trained:default"
+        if path.parent.name == "practice":
+            return "trained:index"
+        return f"trained:{path.parent.name}"
 
     def round(
         self,

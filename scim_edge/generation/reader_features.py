@@ -247,129 +247,178 @@ def place_like(span: Span) -> bool:
     return bool(words & PLACE_WORDS) or span.before in _PLACE_PREPS
 
 
+@dataclass
+class _Pool:
+    """What every candidate of one question is measured against."""
+
+    q: QuestionInfo
+    idf: dict[str, float]
+    idf_total: float
+    max_score: float
+    span_sentences: Counter[str]
+    span_passages: dict[str, set[str]]
+    q_low: str
+    words_of: dict[str, list[tuple[int, int, str]]]
+    titles: dict[str, tuple[frozenset[str], float]]
+
+    def words(self, sentence: str) -> list[tuple[int, int, str]]:
+        if sentence not in self.words_of:
+            self.words_of[sentence] = _word_spans(sentence)
+        return self.words_of[sentence]
+
+    def title(self, title: str) -> tuple[frozenset[str], float]:
+        """(title stems, 1.0 when the question names the whole title)."""
+        if title not in self.titles:
+            t_low = " ".join(w.lower() for w in tu.words(title))
+            named = float(bool(t_low) and f" {t_low} " in f" {self.q_low} ")
+            self.titles[title] = (tu.stem_set(title), named)
+        return self.titles[title]
+
+
+_Raw = tuple[Span, str, Passage, int, frozenset[str]]
+
+
+def _sentences(q: QuestionInfo, passages: Sequence[Passage]):
+    top = list(passages[:MAX_PASSAGES])
+    sents = [
+        (rank, p, s)
+        for rank, p in enumerate(top)
+        for s in tu.sentences(p.text)
+        if 3 <= len(s.split()) <= MAX_SENTENCE_WORDS
+    ]
+    return top, sents
+
+
+def _collect(q: QuestionInfo, passages: Sequence[Passage]) -> tuple[list[_Raw], _Pool] | None:
+    """The candidate spans of the passages (typed filtering applied) and their pool."""
+    top, sents = _sentences(q, passages)
+    if not sents:
+        return None
+    df: Counter[str] = Counter()
+    stems = [quick_stems(s) for _, _, s in sents]
+    for st in stems:
+        df.update(st & q.stems)
+    idf = {w: math.log(1 + len(sents) / (1 + df[w])) for w in q.stems}
+    pool = _Pool(q, idf, sum(idf.values()) or 1.0,
+                 max((p.score for p in top), default=0.0) or 1.0, Counter(), {},
+                 " ".join(w.lower() for w in tu.words(q.text)), {}, {})  # fmt: skip
+    raw: list[_Raw] = []
+    for (rank, p, s), st in zip(sents, stems, strict=True):
+        for sp in sentence_spans(s):
+            key = normalise(sp.text)
+            if not key or _from_question(sp, q):
+                continue
+            raw.append((sp, s, p, rank, st))
+            pool.span_sentences[key] += 1
+            pool.span_passages.setdefault(key, set()).add(p.doc_id)
+    fits = FITS.get(q.kind)
+    if fits and any(r[0].kind in fits for r in raw):
+        raw = [r for r in raw if r[0].kind in fits]
+    if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
+        raw = [r for r in raw if _LATIN.search(r[0].text)]
+    return raw, pool
+
+
+def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[str, float]:
+    """How much of the question the sentence states, and how close the span sits to it."""
+    q = pool.q
+    words = pool.words(sentence)
+    matched = q.stems & st
+    f = {
+        "sent_idf_overlap": sum(pool.idf[w] for w in matched) / pool.idf_total,
+        "sent_overlap": len(matched) / max(1, len(q.stems)),
+        "sentence_long": float(len(words) > 40),
+    }
+    anchors = [k for k, (_, _, w) in enumerate(words) if w in q.stems]
+    inside = [k for k, (a, b, _) in enumerate(words) if a >= sp.start and b <= sp.end]
+    if inside:
+        lo, hi = inside[0], inside[-1]
+    else:  # a span inside parentheses: place it where the aside stands
+        lo = hi = sum(1 for a, _, _ in words if a < sp.start)
+    f["span_first"] = float(lo == 0 and bool(inside))
+    f["in_parens"] = float(not inside)
+    outside = [k for k in anchors if k < lo or k > hi]
+    if outside:
+        f["anchors_right"] = sum(k > hi for k in outside) / len(outside)
+        dist = min(lo - k if k < lo else k - hi for k in outside) - 1
+        f["prox_recip"] = 1.0 / (1.0 + dist)
+        f["prox_le2"] = float(dist <= 2)
+    else:
+        f["no_anchor"] = 1.0
+    window = {words[k][2] for k in range(max(0, lo - WINDOW), min(len(words), hi + WINDOW + 1))}
+    f["window_overlap"] = sum(pool.idf[w] for w in q.stems & window) / pool.idf_total
+    if q.head:
+        near = {words[k][2] for k in range(max(0, lo - 3), min(len(words), hi + 4))}
+        f["head_near"] = float(q.head in near)
+    return f
+
+
+def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
+    """The passage around the span: title, rank, score, and agreement across passages."""
+    t_stems, named = pool.title(p.title)
+    key = normalise(sp.text)
+    return {
+        "title_overlap": len(t_stems & pool.q.stems) / max(1, len(t_stems)),
+        "title_in_question": named,
+        "span_in_title": float(set(tu.stem_set(sp.text)) <= t_stems),
+        "rank_recip": 1.0 / (1 + rank),
+        "rank0": float(rank == 0),
+        "bm25_norm": max(0.0, p.score) / pool.max_score,
+        "agree_sentences": math.log(pool.span_sentences[key]),
+        "agree_passages": math.log(len(pool.span_passages[key])),
+    }
+
+
+def _span_cues(q: QuestionInfo, sp: Span, sentence: str) -> dict[str, float]:
+    """The span itself and the words around it: "by George Orwell", "in England"."""
+    sp_words = [w.lower() for w in _WORD.findall(sp.text)]
+    before = sentence[: sp.start]
+    person = person_like(sp)
+    place = place_like(sp)
+    return {
+        "span_q_share": sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words)),
+        "span_words": min(len(sp_words), 6) / 6.0,
+        "multiword": float(len(sp_words) > 1),
+        "before_by": float(sp.before == "by"),
+        "before_place_prep": float(sp.before in _PLACE_PREPS),
+        "before_of": float(sp.before == "of"),
+        "before_punct": float(sp.before in (",", "(", ":", ";", "–", "—")),
+        "before_copula": float(sp.before in _COPULA),
+        "before_det": float(sp.before in ("the", "a", "an")),
+        "after_punct": float(sp.after in (",", ".", ";", ":")),
+        "after_paren": float(sp.after == "("),
+        "unit_in_question": float(bool(sp.unit) and tu.stem(sp.unit) in q.stems),
+        "demonym": float(sp.kind == "entity" and is_demonym(sp.text)),
+        "not_person_word": float(bool(set(sp_words) & NOT_PERSON_WORDS)),
+        "in_quotes": float(before.count('"') % 2 == 1 or before.count("“") > before.count("”")),
+        "person_like": float(person),
+        "place_like": float(place),
+        "non_latin": float(not _LATIN.search(sp.text)),
+        "person_q_person_like": float(q.kind == "person" and person),
+        "place_q_place_like": float(q.kind == "place" and place),
+        "person_q_not_person": float(q.kind == "person" and not person),
+    }
+
+
 def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> list[Candidate]:
     """Every candidate span in the top passages' sentences, each with its feature vector.
 
     Spans whose content words all occur in the question are left out: the reader never
     answers with what the user already said."""
     q = question if isinstance(question, QuestionInfo) else analyse(question)
-    top = list(passages[:MAX_PASSAGES])
-    sents: list[tuple[int, int, Passage, str]] = []
-    for rank, p in enumerate(top):
-        for i, s in enumerate(tu.sentences(p.text)):
-            if 3 <= len(s.split()) <= MAX_SENTENCE_WORDS:
-                sents.append((rank, i, p, s))
-    if not sents:
+    collected = _collect(q, passages)
+    if collected is None:
         return []
-    df: Counter[str] = Counter()
-    sent_stems = []
-    for _, _, _, s in sents:
-        st = quick_stems(s)
-        sent_stems.append(st)
-        df.update(st & q.stems)
-    n = len(sents)
-    idf = {w: math.log(1 + n / (1 + df[w])) for w in q.stems}
-    idf_total = sum(idf.values()) or 1.0
-    max_score = max((p.score for p in top), default=0.0) or 1.0
-
-    raw: list[tuple[Span, str, Passage, int, int, frozenset[str]]] = []
-    span_sents: Counter[str] = Counter()
-    span_passages: dict[str, set[str]] = {}
-    for (rank, i, p, s), st in zip(sents, sent_stems, strict=True):
-        for sp in sentence_spans(s):
-            if _from_question(sp, q):
-                continue
-            key = normalise(sp.text)
-            if not key:
-                continue
-            raw.append((sp, s, p, rank, i, st))
-            span_sents[key] += 1
-            span_passages.setdefault(key, set()).add(p.doc_id)
-
-    fits = FITS.get(q.kind)
-    if fits and any(r[0].kind in fits for r in raw):
-        raw = [r for r in raw if r[0].kind in fits]
-    if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
-        raw = [r for r in raw if _LATIN.search(r[0].text)]
+    raw, pool = collected
     out: list[Candidate] = []
-    title_stems_cache: dict[str, frozenset[str]] = {}
-    title_in_q: dict[str, float] = {}
-    words_of: dict[str, list[tuple[int, int, str]]] = {}
-    q_low = " ".join(w.lower() for w in tu.words(q.text))
-    for sp, s, p, rank, _i, st in raw:
+    for sp, s, p, rank, st in raw:
         f = np.zeros(len(FEATURES), dtype=np.float32)
         f[QUESTION_KINDS.index(q.kind) * len(KINDS) + KINDS.index(sp.kind)] = 1.0
-        local: dict[str, float] = {}
-        matched = q.stems & st
-        local["sent_idf_overlap"] = sum(idf[w] for w in matched) / idf_total
-        local["sent_overlap"] = len(matched) / max(1, len(q.stems))
-        if s not in words_of:
-            words_of[s] = _word_spans(s)
-        words = words_of[s]
-        anchors = [k for k, (_, _, w) in enumerate(words) if w in q.stems]
-        inside = [k for k, (a, b, _) in enumerate(words) if a >= sp.start and b <= sp.end]
-        if inside:
-            lo, hi = inside[0], inside[-1]
-        else:  # a span inside parentheses: place it where the aside stands
-            lo = hi = sum(1 for a, _, _ in words if a < sp.start)
-        outside = [k for k in anchors if k < lo or k > hi]
-        if outside:
-            local["anchors_right"] = sum(k > hi for k in outside) / len(outside)
-        local["span_first"] = float(lo == 0 and bool(inside))
-        local["in_parens"] = float(not inside)
-        if outside:
-            dist = min(lo - k if k < lo else k - hi for k in outside) - 1
-            local["prox_recip"] = 1.0 / (1.0 + dist)
-            local["prox_le2"] = float(dist <= 2)
-        else:
-            local["no_anchor"] = 1.0
-        window = {words[k][2] for k in range(max(0, lo - WINDOW), min(len(words), hi + WINDOW + 1))}
-        local["window_overlap"] = sum(idf[w] for w in q.stems & window) / idf_total
-        if p.title not in title_stems_cache:
-            title_stems_cache[p.title] = tu.stem_set(p.title)
-            t_low = " ".join(w.lower() for w in tu.words(p.title))
-            title_in_q[p.title] = float(bool(t_low) and f" {t_low} " in f" {q_low} ")
-        t_stems = title_stems_cache[p.title]
-        local["title_overlap"] = len(t_stems & q.stems) / max(1, len(t_stems))
-        local["title_in_question"] = title_in_q[p.title]
-        local["rank_recip"] = 1.0 / (1 + rank)
-        local["rank0"] = float(rank == 0)
-        local["bm25_norm"] = max(0.0, p.score) / max_score
-        key = normalise(sp.text)
-        local["agree_sentences"] = math.log(span_sents[key])
-        local["agree_passages"] = math.log(len(span_passages[key]))
-        sp_words = [w.lower() for w in _WORD.findall(sp.text)]
-        local["span_q_share"] = sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words))
-        local["span_words"] = min(len(sp_words), 6) / 6.0
-        local["multiword"] = float(len(sp_words) > 1)
-        local["span_in_title"] = float(bool(sp_words) and set(tu.stem_set(sp.text)) <= t_stems)
-        local["before_by"] = float(sp.before == "by")
-        local["before_place_prep"] = float(sp.before in _PLACE_PREPS)
-        local["before_of"] = float(sp.before == "of")
-        local["before_punct"] = float(sp.before in (",", "(", ":", ";", "–", "—"))
-        local["before_copula"] = float(sp.before in _COPULA)
-        local["before_det"] = float(sp.before in ("the", "a", "an"))
-        local["after_punct"] = float(sp.after in (",", ".", ";", ":"))
-        local["after_paren"] = float(sp.after == "(")
-        local["unit_in_question"] = float(bool(sp.unit) and tu.stem(sp.unit) in q.stems)
-        local["demonym"] = float(sp.kind == "entity" and is_demonym(sp.text))
-        local["not_person_word"] = float(bool(set(sp_words) & NOT_PERSON_WORDS))
-        if q.head:
-            near = {words[k][2] for k in range(max(0, lo - 3), min(len(words), hi + 4))}
-            local["head_near"] = float(q.head in near)
-        before = s[: sp.start]
-        local["in_quotes"] = float(
-            before.count('"') % 2 == 1 or before.count("“") > before.count("”")
-        )
-        local["sentence_long"] = float(len(words) > 40)
-        person = person_like(sp)
-        place = place_like(sp)
-        local["person_like"] = float(person)
-        local["place_like"] = float(place)
-        local["non_latin"] = float(not _LATIN.search(sp.text))
-        local["person_q_person_like"] = float(q.kind == "person" and person)
-        local["place_q_place_like"] = float(q.kind == "place" and place)
-        local["person_q_not_person"] = float(q.kind == "person" and not person)
+        local = {
+            **_position(pool, sp, s, st),
+            **_context(pool, sp, p, rank),
+            **_span_cues(q, sp, s),
+        }
         for name, value in local.items():
             f[_COLUMN[name]] = value
         out.append(Candidate(sp, s, p, rank, f))

@@ -54,7 +54,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -201,10 +201,7 @@ class ScimFamilyLoop:
                 yield Final(cached)
                 return
         run = Run(question, self.name, s, self.engine, bindings=self.bindings())
-        confidence = Confidence.for_engine(self.engine, s, required=self.learned)
-        run.bindings["confidence"] = confidence.name
-        if confidence.critic is None and confidence.notify:
-            run.warnings.append(confidence.warning or "")
+        confidence = self._confidence(run)
         history: list[_Iteration] = []
         retriever = self.engine.retriever
         generator = self.engine.generator
@@ -239,25 +236,8 @@ class ScimFamilyLoop:
                 yield self._finish(run, prev, "force_accept", "no_new_evidence", question)
                 return
 
-            yield from run.out(StepStarted(t, "generate"))
-            with run.step("generate"):
-                gen = generator.generate(question, list(run.passages))
-            answer = gen.text.strip()
-            yield from run.out(Generated(t, answer, gen.ms, gen.input_tokens, gen.output_tokens))
-
-            yield from run.out(StepStarted(t, "evaluate"))
-            t0 = time.perf_counter()
-            with run.step("evaluate"):
-                report = self.evaluator.score(question, as_read(answer, gen.support),
-                                              run.passages)  # fmt: skip
-                p = confidence.round(
-                    answer, report.scores(), gen.features, t, [x.doc_id for x in added],
-                    run.doc_ids, [r.answer for r in run.records],
-                    {x.doc_id: x.score for x in run.passages},
-                )  # fmt: skip
-            yield from run.out(Scored(t, report, ms_since(t0)))
-
-            current = _Iteration(t, answer, report, list(run.passages), list(gen.support), p)
+            current, gen = yield from self._answer_and_score(run, t, generator, confidence, added)
+            answer, report, p = current.answer, current.report, current.confidence
             history.append(current)
             decision = self._decide(t, current, prev)
             rec = run.record(t, formulation.mode, formulation.queries, added, answer,
@@ -274,6 +254,37 @@ class ScimFamilyLoop:
             formulation = self._next_formulation(question, answer, report, run)
             prev = current
         raise AssertionError("the loop ends with a decision")  # pragma: no cover
+
+    def _confidence(self, run: Run) -> Confidence:
+        """The engine's calibrated confidence; its warning when a Critic does not fit."""
+        confidence = Confidence.for_engine(self.engine, self.settings, required=self.learned)
+        run.bindings["confidence"] = confidence.name
+        if confidence.critic is None and confidence.notify:
+            run.warnings.append(confidence.warning or "")
+        return confidence
+
+    def _answer_and_score(
+        self, run: Run, t: int, generator: Any, confidence: Confidence, added: list[Passage]
+    ) -> Generator[Event, None, tuple[_Iteration, Any]]:
+        """Generate this iteration's answer, score it on the five dimensions as the user
+        reads it (short answer and support sentence), and estimate its confidence."""
+        question = run.question
+        yield from run.out(StepStarted(t, "generate"))
+        with run.step("generate"):
+            gen = generator.generate(question, list(run.passages))
+        answer = gen.text.strip()
+        yield from run.out(Generated(t, answer, gen.ms, gen.input_tokens, gen.output_tokens))
+        yield from run.out(StepStarted(t, "evaluate"))
+        t0 = time.perf_counter()
+        with run.step("evaluate"):
+            report = self.evaluator.score(question, as_read(answer, gen.support), run.passages)
+            p = confidence.round(
+                answer, report.scores(), gen.features, t, [x.doc_id for x in added],
+                run.doc_ids, [r.answer for r in run.records],
+                {x.doc_id: x.score for x in run.passages},
+            )  # fmt: skip
+        yield from run.out(Scored(t, report, ms_since(t0)))
+        return _Iteration(t, answer, report, list(run.passages), list(gen.support), p), gen
 
     def _decide(self, t: int, current: _Iteration, prev: _Iteration | None) -> Decision:
         s = self.settings

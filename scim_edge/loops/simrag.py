@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -149,6 +149,19 @@ def binding_name(obj: Any, default: str = "none") -> str:
     return str(getattr(obj, "name", None) or type(obj).__name__)
 
 
+@dataclass
+class _Round:
+    """One round's answer after critique (and any regeneration) and scoring."""
+
+    answer: str
+    verdict: Verdict
+    verdict_d: dict[str, Any]
+    gen: Any
+    report: QualityReport
+    p: float | None
+    regenerated: bool
+
+
 class SimRagLoop:
     """The critic loop. Optional slots that stay empty cost nothing: no object is built."""
 
@@ -200,6 +213,7 @@ class SimRagLoop:
             reranker=binding_name(self.reranker),
         )
         self.bindings["retriever"] = self._retriever_binding()
+        self.bindings["confidence"] = self.confidence.name
 
     def _retriever_binding(self) -> str:
         """The retriever's kind ("bm25", "vector:MODEL", "hybrid:…"); the index it reads is
@@ -267,11 +281,10 @@ class SimRagLoop:
         return self.generator.generate(question, passages, **kwargs)
 
     def _record(self, run: Run, t: int, mode: str, queries: list[str], new: list[Passage],
-                answer: str, report: QualityReport, decision: str, verdict_d: dict[str, Any],
-                gen: Any, p: float | None) -> IterationRecord:  # fmt: skip
-        rec = run.record(t, mode, queries, new, answer, report.scores(), decision, verdict_d,
-                         support=gen.support, features=gen.features)  # fmt: skip
-        rec.confidence = None if p is None else round(p, 4)
+                r: _Round, decision: str) -> IterationRecord:  # fmt: skip
+        rec = run.record(t, mode, queries, new, r.answer, r.report.scores(), decision,
+                         r.verdict_d, support=r.gen.support, features=r.gen.features)  # fmt: skip
+        rec.confidence = None if r.p is None else round(r.p, 4)
         return rec
 
     def _judge(self, answer: str, passages: list[Passage], p: float | None = None) -> Verdict:
@@ -314,60 +327,108 @@ class SimRagLoop:
 
     # ---- the loop -----------------------------------------------------------------------
 
-    def run(self, question: str) -> Iterator[Event]:
-        s = self.settings
+    def _start(self, question: str) -> Run:
         self._question = question
         run = Run(
             question=question,
             loop=self.loop_name,
-            settings=s,
+            settings=self.settings,
             engine=self.engine,
             bindings=dict(self.bindings),
         )
-        run.bindings["confidence"] = self.confidence.name
         fallback = getattr(self.critic, "fallback_warning", None)
         if fallback:
             run.warnings.append(fallback)
-        yield from run.out(Bindings(bindings=dict(self.bindings)))
+        return run
 
+    def _initial_queries(self, question: str) -> list[str]:
         queries = [question]
         if self.rewriter is not None:
             rewrites = [bound(r) for r in self.rewriter.rewrite(question) if r and r.strip()]
             queries += [r for r in rewrites if r.lower() != question.lower()]
-        last_answer = ""
-        last_verdict: Verdict | None = None
+        return queries
+
+    def _retrieve_step(
+        self, run: Run, t: int, mode: str, queries: list[str]
+    ) -> Generator[Event, None, list[Passage]]:
+        """Retrieve this round's passages; returns those not seen before."""
+        s = self.settings
+        yield from run.out(StepStarted(t=t, step="retrieve"))
+        t0 = time.perf_counter()
+        with run.step("retrieve"):
+            new = run.add(self._retrieve(queries, s.k1 if t == 1 else s.k2, run.seen_ids))
+        yield from run.out(
+            Retrieved(t=t, mode=mode, queries=list(queries), new_passages=new,
+                      doc_ids=run.doc_ids, ms=ms_since(t0))
+        )  # fmt: skip
+        hypothesis = getattr(self.retriever, "last_hypothesis", None)
+        if hypothesis:
+            run.trace.append({"kind": "hyde", "t": t, "hypothesis": hypothesis,
+                              "note": "query vector only; never evidence"})  # fmt: skip
+        return new
+
+    def _answer_step(
+        self, run: Run, t: int, new: list[Passage], rejected: list[str]
+    ) -> Generator[Event, None, _Round]:
+        """Generate, critique (one form-only regeneration, contract 7) and score."""
+        question = self._question
+        passages = list(run.passages)
+        yield from run.out(StepStarted(t=t, step="generate"))
+        with run.step("generate"):
+            gen = self._generate(question, passages, None, rejected)
+        answer = gen.text.strip()
+        yield from run.out(Generated(t=t, answer=answer, ms=gen.ms, input_tokens=gen.input_tokens,
+                                     output_tokens=gen.output_tokens))  # fmt: skip
+        yield from run.out(StepStarted(t=t, step="critique"))
+        t0 = time.perf_counter()
+        with run.step("critique"):
+            report = self.evaluator.score(question, as_read(answer, gen.support), passages)
+            p = self.confidence.round(
+                answer, report.scores(), gen.features, t, [x.doc_id for x in new],
+                run.doc_ids, [r.answer for r in run.records],
+                {x.doc_id: x.score for x in passages},
+            )  # fmt: skip
+            verdict = self._judge(answer, passages, p)
+        yield from run.out(Critiqued(t=t, verdict=verdict, ms=ms_since(t0)))
+        regeneration: dict[str, Any] | None = None
+        if not verdict.accept and verdict.form_only:
+            guidance = guidance_for(verdict)
+            yield from run.out(StepStarted(t=t, step="regenerate"))
+            with run.step("regenerate"):
+                gen2 = self._generate(question, passages, guidance, rejected)
+            revised = gen2.text.strip()
+            with run.step("critique"):
+                verdict2 = self._judge(revised, passages, p)
+            yield from run.out(Regenerated(t=t, original=answer, guidance=guidance,
+                                           revised=revised, verdict=verdict2))  # fmt: skip
+            regeneration = {"original": answer, "guidance": guidance, "revised": revised,
+                            "verdict": verdict2.to_dict(),
+                            "first_verdict": verdict.to_dict()}  # fmt: skip
+            answer, verdict, gen = revised, verdict2, gen2
+        t0 = time.perf_counter()
+        with run.step("evaluate"):
+            if regeneration is not None:
+                report = self.evaluator.score(question, as_read(answer, gen.support), passages)
+            report = self._grounded(report)
+        yield from run.out(Scored(t=t, report=report, ms=ms_since(t0)))
+        verdict_d = verdict.to_dict()
+        if regeneration is not None:
+            verdict_d["regeneration"] = regeneration
+        return _Round(answer, verdict, verdict_d, gen, report, p, regeneration is not None)
+
+    def run(self, question: str) -> Iterator[Event]:
+        s = self.settings
+        run = self._start(question)
+        yield from run.out(Bindings(bindings=dict(self.bindings)))
+        queries = self._initial_queries(question)
+        last: _Round | None = None
         rejected: list[str] = []  # answers the critic rejected: never offered again (§3.4)
 
         for t in range(1, s.max_iterations + 1):
             mode = f"critic-{t}"
             run.begin_iteration()
             yield from run.out(IterationStarted(t=t, mode=mode, queries=list(queries)))
-
-            yield from run.out(StepStarted(t=t, step="retrieve"))
-            t0 = time.perf_counter()
-            with run.step("retrieve"):
-                new = run.add(self._retrieve(queries, s.k1 if t == 1 else s.k2, run.seen_ids))
-            yield from run.out(
-                Retrieved(
-                    t=t,
-                    mode=mode,
-                    queries=list(queries),
-                    new_passages=new,
-                    doc_ids=run.doc_ids,
-                    ms=ms_since(t0),
-                )
-            )
-            hypothesis = getattr(self.retriever, "last_hypothesis", None)
-            if hypothesis:
-                run.trace.append(
-                    {
-                        "kind": "hyde",
-                        "t": t,
-                        "hypothesis": hypothesis,
-                        "note": "query vector only; never evidence",
-                    }
-                )
-
+            new = yield from self._retrieve_step(run, t, mode, queries)
             if not new:
                 # Nothing new to read: the same question over the same passages cannot
                 # earn a different verdict, so the round ends here (contract 8).
@@ -376,131 +437,41 @@ class SimRagLoop:
                     if t == 1
                     else "the follow-up retrieval after a rejection added no new passage"
                 )
-                rec = run.record(
-                    t,
-                    mode,
-                    queries,
-                    new,
-                    last_answer,
-                    {},
-                    "stop",
-                    last_verdict.to_dict() if last_verdict else None,
-                )
+                rec = run.record(t, mode, queries, new, last.answer if last else "", {}, "stop",
+                                 last.verdict.to_dict() if last else None)  # fmt: skip
                 yield from run.out(Decided(t=t, decision="stop", reason=why, record=rec))
                 yield self._stop(run, STOP_NO_EVIDENCE if t == 1 else STOP_NO_NEW)
                 return
-
-            passages = list(run.passages)
-            yield from run.out(StepStarted(t=t, step="generate"))
-            with run.step("generate"):
-                gen = self._generate(question, passages, None, rejected)
-            answer = gen.text.strip()
-            yield from run.out(
-                Generated(
-                    t=t,
-                    answer=answer,
-                    ms=gen.ms,
-                    input_tokens=gen.input_tokens,
-                    output_tokens=gen.output_tokens,
-                )
-            )
-
-            yield from run.out(StepStarted(t=t, step="critique"))
-            t0 = time.perf_counter()
-            with run.step("critique"):
-                report = self.evaluator.score(question, as_read(answer, gen.support), passages)
-                p = self.confidence.round(
-                    answer, report.scores(), gen.features, t, [x.doc_id for x in new],
-                    run.doc_ids, [r.answer for r in run.records],
-                    {x.doc_id: x.score for x in passages},
-                )  # fmt: skip
-                verdict = self._judge(answer, passages, p)
-            yield from run.out(Critiqued(t=t, verdict=verdict, ms=ms_since(t0)))
-
-            regeneration: dict[str, Any] | None = None
-            if not verdict.accept and verdict.form_only:
-                # Contract 7: one regeneration, same question and passages, bounded guidance.
-                guidance = guidance_for(verdict)
-                yield from run.out(StepStarted(t=t, step="regenerate"))
-                with run.step("regenerate"):
-                    gen2 = self._generate(question, passages, guidance, rejected)
-                revised = gen2.text.strip()
-                with run.step("critique"):
-                    verdict2 = self._judge(revised, passages, p)
-                yield from run.out(
-                    Regenerated(
-                        t=t, original=answer, guidance=guidance, revised=revised, verdict=verdict2
-                    )
-                )
-                regeneration = {
-                    "original": answer,
-                    "guidance": guidance,
-                    "revised": revised,
-                    "verdict": verdict2.to_dict(),
-                    "first_verdict": verdict.to_dict(),
-                }
-                answer, verdict, gen = revised, verdict2, gen2
-
-            t0 = time.perf_counter()
-            with run.step("evaluate"):
-                if regeneration is not None:
-                    report = self.evaluator.score(question, as_read(answer, gen.support), passages)
-                report = self._grounded(report)
-            yield from run.out(Scored(t=t, report=report, ms=ms_since(t0)))
-            last_answer, last_verdict = answer, verdict
-            verdict_d = verdict.to_dict()
-            if regeneration is not None:
-                verdict_d["regeneration"] = regeneration
-
-            if verdict.accept:
-                stop = STOP_APPROVED_REGEN if regeneration else STOP_APPROVED
-                rec = self._record(run, t, mode, queries, new, answer, report, "accept",
-                                   verdict_d, gen, p)  # fmt: skip
-                yield from run.out(
-                    Decided(
-                        t=t, decision="accept", reason=_accept_reason(verdict, stop), record=rec
-                    )
-                )
+            r = yield from self._answer_step(run, t, new, rejected)
+            last = r
+            if r.verdict.accept:
+                stop = STOP_APPROVED_REGEN if r.regenerated else STOP_APPROVED
+                rec = self._record(run, t, mode, queries, new, r, "accept")
+                reason = _accept_reason(r.verdict, stop)
+                yield from run.out(Decided(t=t, decision="accept", reason=reason, record=rec))
                 yield run.finish(
-                    answer=answer,
-                    status="accepted",
-                    stop_reason=stop,
-                    quality=report.quality,
-                    tier=confidence_tier(p) if p is not None else report.tier,
-                    support=gen.support,
-                    confidence=p,
-                )
+                    answer=r.answer, status="accepted", stop_reason=stop,
+                    quality=r.report.quality,
+                    tier=confidence_tier(r.p) if r.p is not None else r.report.tier,
+                    support=r.gen.support, confidence=r.p,
+                )  # fmt: skip
                 return
             if t >= s.max_iterations:
-                rec = self._record(run, t, mode, queries, new, answer, report, "stop",
-                                   verdict_d, gen, p)  # fmt: skip
-                yield from run.out(
-                    Decided(
-                        t=t,
-                        decision="stop",
-                        reason=f"rejected at the iteration limit ({s.max_iterations}); "
-                        + _reject_reason(verdict),
-                        record=rec,
-                    )
-                )
+                rec = self._record(run, t, mode, queries, new, r, "stop")
+                reason = (f"rejected at the iteration limit ({s.max_iterations}); "
+                          + _reject_reason(r.verdict))  # fmt: skip
+                yield from run.out(Decided(t=t, decision="stop", reason=reason, record=rec))
                 yield self._stop(run, STOP_LIMIT)
                 return
             # The record keeps the queries this round used; the follow-ups it chose are
             # noted in its verdict and take effect only from the next round.
-            next_queries, rule = followup_queries(question, verdict)
-            verdict_d["followup"] = {"rule": rule, "queries": list(next_queries)}
-            rec = self._record(run, t, mode, queries, new, answer, report, "reject",
-                               verdict_d, gen, p)  # fmt: skip
-            if answer and not is_abstention(answer):
-                rejected.append(answer)
-            yield from run.out(
-                Decided(
-                    t=t,
-                    decision="reject",
-                    reason=_reject_reason(verdict) + f"; next: {rule} queries",
-                    record=rec,
-                )
-            )
+            next_queries, rule = followup_queries(question, r.verdict)
+            r.verdict_d["followup"] = {"rule": rule, "queries": list(next_queries)}
+            rec = self._record(run, t, mode, queries, new, r, "reject")
+            if r.answer and not is_abstention(r.answer):
+                rejected.append(r.answer)
+            reason = _reject_reason(r.verdict) + f"; next: {rule} queries"
+            yield from run.out(Decided(t=t, decision="reject", reason=reason, record=rec))
             queries = next_queries
         raise AssertionError("unreachable: the loop always ends inside its iterations")
 

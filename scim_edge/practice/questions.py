@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from scim_edge import textutil as tu
+from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.generation.reader_features import normalise, person_like, place_like
 from scim_edge.generation.spans import Span, is_demonym, sentence_spans
 from scim_edge.quality import well_formed
@@ -95,9 +96,9 @@ def make_question(sentence: str, span: Span, title: str, rng: random.Random) -> 
     kept_before = before[lo:]
     kept_after = after[: max(0, hi - len(before) - 1)]
     body = [*kept_before, *kept_after]
-    if body and body[0].lower().strip(",") in _PRONOUNS and _PRONOUNS[body[0].lower()] is not None:
-        suffix = _PRONOUNS[body[0].lower()]
-        body = [f"{title}{suffix}", *body[1:]]
+    lead = body[0].lower().strip(",;:") if body else ""
+    if _PRONOUNS.get(lead) is not None:
+        body = [f"{title}{_PRONOUNS[lead]}", *body[1:]]
     kept: list[str] = []
     title_words = {w.lower() for w in tu.words(title)}
     if rng.random() < TERSE_SHARE:
@@ -121,7 +122,7 @@ def make_question(sentence: str, span: Span, title: str, rng: random.Random) -> 
     if len(tu.content_words(text)) < 2:
         return None
     question = f"{wh[0].upper()}{wh[1:]} {text}?"
-    if normalise(span.text) in normalise(question):
+    if f" {normalize_answer(span.text)} " in f" {normalize_answer(question)} ":
         return None
     return question
 

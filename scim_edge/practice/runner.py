@@ -204,6 +204,66 @@ def _chunks(n: int) -> list[tuple[int, int]]:
     return [(s, min(n, s + CHUNK)) for s in range(0, n, CHUNK)]
 
 
+def _make_pairs(part: Path, retriever: Any, opts: PracticeOptions, report: Progress):
+    pairs_file = part / "pairs.jsonl"
+    if pairs_file.is_file():
+        return [PracticePair(**d) for d in store.read_jsonl(pairs_file)], pairs_file
+    report("questions", 0, opts.questions)
+    pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed)
+    if len(pairs) < MIN_PAIRS:
+        raise UserError(
+            f"the index yields only {len(pairs)} practice questions; at least {MIN_PAIRS} "
+            "are needed",
+            hint="build the index from a larger dump",
+        )
+    store.write_jsonl(pairs_file, [p.to_dict() for p in pairs])
+    return pairs, pairs_file
+
+
+def _reader_pass(
+    part: Path, retriever: Any, pairs: list[PracticePair], settings: Settings, report: Progress
+) -> dict[str, np.ndarray]:
+    """Pass 1, chunk by chunk (a finished chunk is never redone)."""
+    chunks, offsets = [], []
+    for n, (a, b) in enumerate(_chunks(len(pairs))):
+        path = part / f"reader-{n:04d}.npz"
+        if not path.is_file():
+            data = reader_examples(retriever, pairs[a:b], settings)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, **data)
+            tmp.replace(path)
+        with np.load(path) as z:
+            chunks.append({k: z[k] for k in z.files})
+        offsets.append(a)
+        report("reader examples", b, len(pairs))
+    return _concat(chunks, offsets)
+
+
+def _trace_pass(
+    part: Path, engine: Any, pairs: list[PracticePair], settings: Settings, report: Progress
+) -> list[dict[str, Any]]:
+    """Pass 3, chunk by chunk."""
+    rows: list[dict[str, Any]] = []
+    for n, (a, b) in enumerate(_chunks(len(pairs))):
+        path = part / f"traces-{n:04d}.jsonl"
+        if not path.is_file():
+            chunk_rows = [r for pair in pairs[a:b] for r in trace_rows(engine, pair, settings)]
+            store.write_jsonl(path, chunk_rows)
+        rows.extend(store.read_jsonl(path))
+        report("loop traces", b, len(pairs))
+    return rows
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    first = [r for r in rows if r["split"] == "heldout" and r["round"] == 1]
+    if not first:
+        return {"em": None, "answer_in_passages": None}
+    return {
+        "em": round(float(np.mean([r["correct"] for r in first])), 4),
+        "answer_in_passages": round(float(np.mean([r["evidence_present"] for r in first])), 4),
+    }
+
+
 def run_practice(
     engine: Any,
     index_dir: Path,
@@ -218,50 +278,21 @@ def run_practice(
     t0 = time.perf_counter()
     if retriever.passage_count == 0:
         raise UserError("the index has no passages to practise on", hint="rebuild it from a dump")
-    part = store.open_partial(index_dir, _params(opts, retriever, settings))
-
-    pairs_file = part / "pairs.jsonl"
-    if pairs_file.is_file():
-        pairs = [PracticePair(**d) for d in store.read_jsonl(pairs_file)]
-    else:
-        report("questions", 0, opts.questions)
-        pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed)
-        if len(pairs) < MIN_PAIRS:
-            raise UserError(
-                f"the index yields only {len(pairs)} practice questions; at least {MIN_PAIRS} "
-                "are needed",
-                hint="build the index from a larger dump",
-            )
-        store.write_jsonl(pairs_file, [p.to_dict() for p in pairs])
+    params = _params(opts, retriever, settings)
+    part = store.open_partial(index_dir, params)
+    pairs, pairs_file = _make_pairs(part, retriever, opts, report)
     timings["questions_s"] = round(time.perf_counter() - t0, 2)
 
-    # pass 1: reader examples
     t1 = time.perf_counter()
-    chunks, offsets = [], []
-    spans = _chunks(len(pairs))
-    for n, (a, b) in enumerate(spans):
-        path = part / f"reader-{n:04d}.npz"
-        if not path.is_file():
-            data = reader_examples(retriever, pairs[a:b], settings)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, **data)
-            tmp.replace(path)
-        with np.load(path) as z:
-            chunks.append({k: z[k] for k in z.files})
-        offsets.append(a)
-        report("reader examples", b, len(pairs))
-    data = _concat(chunks, offsets)
+    data = _reader_pass(part, retriever, pairs, settings, report)
     timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
 
-    # pass 2: fit the reader
     t2 = time.perf_counter()
     model, reader_figures = fit_reader(data, pairs)
     model.meta = {"trained_on": "self-practice", "index": retriever.name,
                   "pairs": len(pairs), "seed": opts.seed, **reader_figures}  # fmt: skip
-    reader_json = json.dumps(model.to_dict(), indent=1) + "\n"
     timings["reader_fit_s"] = round(time.perf_counter() - t2, 2)
 
-    # pass 3: traces through the loop with the fitted reader
     t3 = time.perf_counter()
     if hasattr(engine.generator, "use_reader"):
         engine.generator.use_reader(Reader(model, "practice"))
@@ -269,20 +300,13 @@ def run_practice(
     # The traces are what a Critic learns from: no Critic may judge them, so a stale or
     # missing one cannot change or stop them.
     Confidence.disable(engine, loop_settings)
-    rows: list[dict[str, Any]] = []
-    for n, (a, b) in enumerate(spans):
-        path = part / f"traces-{n:04d}.jsonl"
-        if not path.is_file():
-            chunk_rows = [r for pair in pairs[a:b] for r in trace_rows(engine, pair, loop_settings)]
-            store.write_jsonl(path, chunk_rows)
-        rows.extend(store.read_jsonl(path))
-        report("loop traces", b, len(pairs))
+    rows = _trace_pass(part, engine, pairs, loop_settings, report)
     timings["traces_s"] = round(time.perf_counter() - t3, 2)
 
     files = {
         "pairs.jsonl": pairs_file.read_text(encoding="utf-8"),
         "traces.jsonl": "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-        "reader.json": reader_json,
+        "reader.json": json.dumps(model.to_dict(), indent=1) + "\n",
     }
     critic_figures: dict[str, Any] = {}
     if opts.train_critic:
@@ -294,11 +318,9 @@ def run_practice(
         critic_figures = critic.meta.get("heldout", {})
         timings["critic_fit_s"] = round(time.perf_counter() - t4, 2)
 
-    held = [r for r in rows if r["split"] == "heldout"]
-    first = [r for r in held if r["round"] == 1]
     manifest = {
         "format": store.FORMAT_VERSION,
-        "params": _params(opts, retriever, settings),
+        "params": params,
         "index": retriever.name,
         "generator": engine.generator.name,
         "pairs": {
@@ -308,12 +330,7 @@ def run_practice(
         },  # fmt: skip
         "rounds": len(rows),
         "reader": reader_figures,
-        "heldout_round1": {
-            "em": round(float(np.mean([r["correct"] for r in first])), 4) if first else None,
-            "answer_in_passages": round(float(np.mean([r["evidence_present"] for r in first])), 4)
-            if first
-            else None,
-        },
+        "heldout_round1": _summary(rows),
         "critic": critic_figures,
         "timings": timings,
     }

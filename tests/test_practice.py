@@ -1,0 +1,200 @@
+"""Self-practice: pairs made from the index, the practice set on disk, resuming, and the
+learned reader it fits (on a copy of the real sample index)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from scim_edge.cli import main
+from scim_edge.engine import Engine
+from scim_edge.evaluation.metrics import normalize_answer
+from scim_edge.generation import reader_features as rf
+from scim_edge.generation.extractive import ExtractiveGenerator
+from scim_edge.practice import store
+from scim_edge.practice.questions import pairs_from_passages
+from scim_edge.practice.runner import PracticeOptions, run_practice
+from scim_edge.retrieval import BM25Retriever
+from scim_edge.settings import Settings
+
+N = 80
+
+
+@pytest.fixture
+def index_copy(sample_index, tmp_path) -> Path:
+    """Practice writes beside the index: never into the session's shared one."""
+    dst = tmp_path / "enwiki-sample"
+    shutil.copytree(sample_index, dst)
+    return dst
+
+
+@pytest.fixture(scope="module")
+def practised(sample_index, tmp_path_factory) -> Path:
+    """A copy of the sample index with a small practice set (reader and Critic)."""
+    dst = tmp_path_factory.mktemp("practised") / "enwiki-sample"
+    shutil.copytree(sample_index, dst)
+    engine = Engine.open(Settings(index=str(dst), model="extractive"))
+    run_practice(engine, dst, PracticeOptions(questions=N, seed=3))
+    return dst
+
+
+def test_pairs_are_deterministic_for_a_seed(sample_index):
+    r = BM25Retriever.open(sample_index)
+    a = pairs_from_passages(r.sample(7), 40, 7)
+    b = pairs_from_passages(r.sample(7), 40, 7)
+    assert [p.to_dict() for p in a] == [p.to_dict() for p in b]
+
+
+def test_another_seed_makes_other_pairs(sample_index):
+    r = BM25Retriever.open(sample_index)
+    a = pairs_from_passages(r.sample(7), 40, 7)
+    b = pairs_from_passages(r.sample(8), 40, 8)
+    assert [p.question for p in a] != [p.question for p in b]
+
+
+def test_a_question_never_holds_its_answer(sample_index):
+    r = BM25Retriever.open(sample_index)
+    for p in pairs_from_passages(r.sample(1), 150, 1):
+        answer, question = normalize_answer(p.answer), normalize_answer(p.question)
+        assert f" {answer} " not in f" {question} ", p
+
+
+def test_a_question_does_not_copy_its_sentence(sample_index):
+    r = BM25Retriever.open(sample_index)
+    pairs = pairs_from_passages(r.sample(2), 150, 2)
+    copied = sum(p.question.rstrip("?").split()[1:] == p.sentence.split() for p in pairs)
+    assert copied == 0
+
+
+def test_every_pair_names_its_split(sample_index):
+    r = BM25Retriever.open(sample_index)
+    splits = {p.split for p in pairs_from_passages(r.sample(2), 150, 2)}
+    assert splits == {"train", "heldout"}
+
+
+def test_practice_set_files(practised):
+    names = sorted(p.name for p in store.practice_dir(practised).iterdir())
+    assert names == sorted(["README.md", "manifest.json", "pairs.jsonl", "traces.jsonl",
+                            "reader.json", "critic.json"])  # fmt: skip
+
+
+def test_practice_leaves_no_partial_folder(practised):
+    assert not store.partial_dir(practised).exists()
+
+
+def test_every_trace_round_is_labelled(practised):
+    rows = store.read_jsonl(store.practice_dir(practised) / "traces.jsonl")
+    keys = {"pair_id", "split", "round", "answer", "correct", "f1", "evidence_present",
+            "features"}  # fmt: skip
+    assert all(keys <= set(r) for r in rows)
+
+
+def test_traces_cover_every_round_of_the_practice_loop(practised):
+    rows = store.read_jsonl(store.practice_dir(practised) / "traces.jsonl")
+    assert sorted({r["round"] for r in rows}) == [1, 2, 3]
+
+
+def test_manifest_reports_held_out_figures(practised):
+    m = store.read_json(store.practice_dir(practised) / "manifest.json")
+    assert 0.0 <= m["reader"]["heldout_top1_given_present"] <= 1.0
+
+
+def test_the_index_reader_weights_are_used(practised):
+    gen = ExtractiveGenerator()
+    gen.attach_index(practised)
+    assert gen.reader.source == str(store.practice_dir(practised) / "reader.json")
+
+
+def test_interrupted_practice_keeps_nothing_then_resumes(index_copy):
+    engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
+
+    def stop_at_traces(stage: str, done: int, total: int) -> None:
+        if stage == "loop traces":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1), stop_at_traces)
+    assert not store.practice_dir(index_copy).exists()
+    done_before = sorted(p.name for p in store.partial_dir(index_copy).glob("reader-*.npz"))
+    seen: list[str] = []
+    run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1),
+                 lambda stage, d, t: seen.append(stage))  # fmt: skip
+    assert done_before == ["reader-0000.npz"]
+    assert store.practice_dir(index_copy).is_dir()
+
+
+def test_an_interrupted_practice_keeps_the_previous_set(practised, tmp_path):
+    index = tmp_path / "idx"
+    shutil.copytree(practised, index)
+    before = (store.practice_dir(index) / "reader.json").read_text()
+    engine = Engine.open(Settings(index=str(index), model="extractive"))
+
+    def stop(stage: str, done: int, total: int) -> None:
+        if stage == "loop traces":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_practice(engine, index, PracticeOptions(questions=60, seed=9), stop)
+    assert (store.practice_dir(index) / "reader.json").read_text() == before
+
+
+def _tiny_dump(path: Path) -> Path:
+    page = (
+        "<page><title>Tiny {n}</title><ns>0</ns><id>{n}</id><revision><id>{n}</id>"
+        "<text>Tiny {n} is a word.</text></revision></page>"
+    )
+    pages = "".join(page.format(n=n) for n in range(1, 4))
+    path.write_text(f"<mediawiki>{pages}</mediawiki>", encoding="utf-8")
+    return path
+
+
+def test_practice_on_a_too_small_index_is_one_line(tmp_path, capsys):
+    from index_builder.build import build_index
+
+    out = tmp_path / "tiny"
+    build_index(_tiny_dump(tmp_path / "tiny.xml"), out)
+    rc = main(["practice", "--index", str(out), "--questions", "100"])
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("scim-edge: error")]
+    assert rc == 2
+    assert len(errors) == 1
+    assert "Traceback" not in err
+    assert "practice questions" in errors[0]
+
+
+def test_damaged_reader_weights_name_the_fix(practised, tmp_path, capsys):
+    index = tmp_path / "idx"
+    shutil.copytree(practised, index)
+    (store.practice_dir(index) / "reader.json").write_text("{not json", encoding="utf-8")
+    rc = main(["ask", "Who wrote Animal Farm?", "--index", str(index), "--model", "extractive"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "scim-edge practice --index idx" in err
+
+
+def test_the_reader_never_answers_with_a_span_of_the_question(sample_index):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="standard"))
+    for q in ("Who wrote Animal Farm?", "Who was Abraham Lincoln?", "What is Anarchism?",
+              "When did Achilles die?"):  # fmt: skip
+        answer = engine.answer(q).answer
+        q_words = {w.lower() for w in q.rstrip("?").split()}
+        assert not {w.lower() for w in answer.split()} <= q_words, (q, answer)
+
+
+def test_candidates_never_repeat_the_question(sample_index):
+    r = BM25Retriever.open(sample_index)
+    q = "Who wrote Animal Farm?"
+    cands = rf.candidates(q, r.search(q, 5))
+    assert all(normalize_answer(c.text) not in ("animal farm", "animal", "farm") for c in cands)
+
+
+def test_ask_json_carries_support_and_confidence(sample_index, capsys):
+    rc = main(["ask", "What is the capital of Aruba?", "--index", str(sample_index),
+               "--model", "extractive", "--json"])  # fmt: skip
+    d = json.loads(capsys.readouterr().out)
+    assert rc == 0
+    assert set(d["support"][0]) == {"sentence", "doc_id", "title", "section"}
+    assert 0.0 <= d["confidence"] <= 1.0
