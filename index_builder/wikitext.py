@@ -391,12 +391,17 @@ def _strip_templates(text: str) -> str:
     stack: list[list] = []
     drops = 0  # frames on the stack that drop their content
     pos = 0
+    size = len(text)
     next_open = find("{{")
     next_close = find("}}")
     while next_open >= 0 or next_close >= 0:
         is_open = next_close < 0 or 0 <= next_open < next_close
         start = next_open if is_open else next_close
-        end = _brace_run_end(text, start)
+        # MediaWiki matches whole brace runs: "{{{" opens one parameter frame
+        brace = text[start]
+        end = start + 2
+        while end < size and text[end] == brace:
+            end += 1
         if start > pos:
             out.append(text[pos:start])
         pos = end
@@ -420,17 +425,6 @@ def _strip_templates(text: str) -> str:
     if stack:
         out = _swallow_lines(out, [f[1] for f in stack])
     return "".join(out)
-
-
-def _brace_run_end(text: str, start: int) -> int:
-    """End of the run of identical braces (at least two) that begins at `start`: MediaWiki
-    matches whole runs, so ``{{{`` opens one parameter frame, not a template and a brace."""
-    brace = text[start]
-    end = start + 2
-    size = len(text)
-    while end < size and text[end] == brace:
-        end += 1
-    return end
 
 
 def _kept_key(text: str, end: int) -> str | None:
