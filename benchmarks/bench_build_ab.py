@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed  # noqa: E402
+from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "build_ab.json"

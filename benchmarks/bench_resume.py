@@ -33,9 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed  # noqa: E402
+from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
 
-from index_builder import checkpoint as CK  # noqa: E402
+from index_builder import checkpoint as CK
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "resume.json"

@@ -41,7 +41,7 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_build_index import MAKE_BIG_DUMP, SHARED, SOURCE, dir_bytes  # noqa: E402
+from bench_build_index import MAKE_BIG_DUMP, SHARED, SOURCE, dir_bytes
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "scale.json"

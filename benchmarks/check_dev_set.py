@@ -116,21 +116,23 @@ def first_sentence_end(text: str) -> int:
     return m.end() if m else len(text)
 
 
-def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list[str], bool]:
-    """Problems with one parsed line, and whether its evidence lies past the first sentence."""
-    if not isinstance(item, dict):
-        return ["not a JSON object"], False
-    if set(item) != KEYS:
-        return [f"keys must be exactly {sorted(KEYS)}, got {sorted(item)}"], False
-    bad: list[str] = []
-    qid, question, answers = item["id"], item["question"], item["answers"]
-    kind, titles, evidence = item["type"], item["titles"], item["evidence"]
+def _id_problems(qid: object, seen: set[str]) -> list[str]:
+    """Problems with the line's `id`; a well-formed new id joins `seen`."""
     if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
-        bad.append(f"id {qid!r} is not vdev-NNN")
-    elif qid in seen:
-        bad.append(f"id {qid} repeated")
-    else:
-        seen.add(qid)
+        return [f"id {qid!r} is not vdev-NNN"]
+    if qid in seen:
+        return [f"id {qid} repeated"]
+    seen.add(qid)
+    return []
+
+
+def _field_problems(item: dict, seen: set[str]) -> tuple[list[str], list[str], str]:
+    """Problems with the fields that are checked on their own (id, question, type, answers,
+    evidence), and the answers and evidence to check further (empty when malformed, so that
+    one bad field is reported once rather than again by every check that reads it)."""
+    bad = _id_problems(item["id"], seen)
+    question, kind = item["question"], item["type"]
+    answers, evidence = item["answers"], item["evidence"]
     if not isinstance(question, str) or not question.strip().endswith("?"):
         bad.append("question must be a non-empty string ending in '?'")
     if kind not in TYPES:
@@ -141,8 +143,20 @@ def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list
     if not isinstance(evidence, str):
         bad.append("evidence must be a string")
         evidence = ""
-    if not isinstance(titles, list) or not titles or not all(isinstance(t, str) for t in titles):
-        return [*bad, "titles must be a non-empty list of strings"], False
+    return bad, answers, evidence
+
+
+def _titles_are_valid(titles: object) -> bool:
+    """Whether `titles` is a non-empty list of strings (every later check reads it)."""
+    return isinstance(titles, list) and bool(titles) and all(isinstance(t, str) for t in titles)
+
+
+def _title_problems(
+    question: object, kind: object, titles: list[str], docs: dict[str, str]
+) -> list[str]:
+    """Problems with the named articles: absent from the corpus, too few for the question's
+    type, or a question that copies a phrase from them instead of paraphrasing it."""
+    bad: list[str] = []
     missing = [t for t in titles if t not in docs]
     if missing:
         bad.append(f"titles not in the corpus: {missing}")
@@ -153,10 +167,19 @@ def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list
         copied = max(longest_shared_run(question, docs[t], names) for t in titles)
         if copied > MAX_COPIED_WORDS:
             bad.append(f"question copies {copied} consecutive words of its article")
+    return bad
+
+
+def _answer_problems(
+    kind: object, answers: list[str], evidence: str, titles: list[str], docs: dict[str, str]
+) -> tuple[list[str], bool]:
+    """Problems with the gold answers and their evidence, and whether the evidence lies past
+    the first sentence of the article that holds it."""
     if kind == "unanswerable":
         if answers or evidence:
-            bad.append("an unanswerable question has answers [] and evidence ''")
-        return bad, False
+            return ["an unanswerable question has answers [] and evidence ''"], False
+        return [], False
+    bad: list[str] = []
     if not answers:
         bad.append("an answerable question needs at least one answer")
     if not evidence.strip():
@@ -169,6 +192,21 @@ def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list
     text = docs[holders[0]] if holders else ""
     late = bool(holders) and text.index(evidence) >= first_sentence_end(text)
     return bad, late
+
+
+def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list[str], bool]:
+    """Problems with one parsed line, and whether its evidence lies past the first sentence."""
+    if not isinstance(item, dict):
+        return ["not a JSON object"], False
+    if set(item) != KEYS:
+        return [f"keys must be exactly {sorted(KEYS)}, got {sorted(item)}"], False
+    bad, answers, evidence = _field_problems(item, seen)
+    titles = item["titles"]
+    if not _titles_are_valid(titles):
+        return [*bad, "titles must be a non-empty list of strings"], False
+    bad += _title_problems(item["question"], item["type"], titles, docs)
+    more, late = _answer_problems(item["type"], answers, evidence, titles, docs)
+    return [*bad, *more], late
 
 
 def main(argv: list[str] | None = None) -> int:

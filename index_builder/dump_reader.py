@@ -445,7 +445,7 @@ class DumpReader:
         if self.is_stdin:
             raw = sys.stdin.buffer
         else:
-            raw = open(self.path, "rb")  # type: ignore[arg-type]  # noqa: SIM115
+            raw = open(self.path, "rb")  # type: ignore[arg-type]
         counting = _Counting(raw)
         buffered = io.BufferedReader(counting, CHUNK)
         magic = buffered.peek(3)[:3]

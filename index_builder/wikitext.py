@@ -397,6 +397,7 @@ def _strip_templates(text: str) -> str:
     while next_open >= 0 or next_close >= 0:
         is_open = next_close < 0 or 0 <= next_open < next_close
         start = next_open if is_open else next_close
+        # MediaWiki matches whole brace runs: "{{{" opens one parameter frame
         brace = text[start]
         end = start + 2
         while end < size and text[end] == brace:
@@ -411,9 +412,7 @@ def _strip_templates(text: str) -> str:
                 next_close = find("}}", end)
             key = None
             if n == 2 and drops == 0 and len(stack) < _MAX_KEEP_DEPTH:
-                key = _template_key(_TPL_NAME.match(text, end).group())
-                if key not in _KEEP:
-                    key = None
+                key = _kept_key(text, end)
             if key is None:
                 drops += 1
             stack.append([n, len(out), key])
@@ -421,30 +420,51 @@ def _strip_templates(text: str) -> str:
         next_close = find("}}", end)
         if 0 <= next_open < end:
             next_open = find("{{", end)
-        while n >= 2 and stack:
-            frame = stack[-1]
-            count, mark, key = frame
-            k = min(count, n, 3)
-            n -= k
-            if key is not None and k == 2:
-                content = "".join(out[mark:])
-                del out[mark:]
-                args = _split_args(content)
-                rendered = _KEEP[key](args[1:])
-                if rendered:
-                    out.append(rendered)
-            else:
-                del out[mark:]
-            if count - k >= 2:
-                frame[0] = count - k
-            else:
-                stack.pop()
-                if key is None:
-                    drops -= 1
+        drops -= _close_frames(out, stack, n)
     out.append(text[pos:])
     if stack:
         out = _swallow_lines(out, [f[1] for f in stack])
     return "".join(out)
+
+
+def _kept_key(text: str, end: int) -> str | None:
+    """The allow-list key of the template whose name starts at `end`, or None when its
+    content is dropped (every template not in _KEEP)."""
+    key = _template_key(_TPL_NAME.match(text, end).group())
+    return key if key in _KEEP else None
+
+
+def _close_frames(out: list[str], stack: list[list], n: int) -> int:
+    """Spend a run of `n` closing braces on the open frames, innermost first (three at a time
+    at most, as MediaWiki does): a closed kept template is replaced in `out` by its rendering,
+    anything else by nothing. Returns how many dropping frames left the stack."""
+    dropped = 0
+    while n >= 2 and stack:
+        frame = stack[-1]
+        count, mark, key = frame
+        k = min(count, n, 3)
+        n -= k
+        if key is not None and k == 2:
+            _render_kept(out, mark, key)
+        else:
+            del out[mark:]
+        if count - k >= 2:
+            frame[0] = count - k
+        else:
+            stack.pop()
+            if key is None:
+                dropped += 1
+    return dropped
+
+
+def _render_kept(out: list[str], mark: int, key: str) -> None:
+    """Replace the pieces of a kept template (from `mark` on) by its rendering."""
+    content = "".join(out[mark:])
+    del out[mark:]
+    args = _split_args(content)
+    rendered = _KEEP[key](args[1:])
+    if rendered:
+        out.append(rendered)
 
 
 def _swallow_lines(out: list[str], marks: list[int]) -> list[str]:

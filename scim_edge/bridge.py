@@ -315,21 +315,50 @@ def candidates(
                     or (end - start == 1 and tagged[start][0].endswith("."))  # "Ltd."
                 ):
                     continue
-                score = s_score
-                if hits:
-                    dist = min(min(abs(h - start), abs(h - (end - 1))) for h in hits)
-                    score += 0.2 / (1 + dist)
-                if _is_appositive(tagged, start):
-                    score += 0.3
-                if place and start > 0 and tagged[start - 1][0].lower() in PLACE_PREPOSITIONS:
-                    score += 0.3
-                if _is_modifier(tagged, end):
-                    score -= 0.5
+                score = _span_score(s_score, tagged, start, end, hits, place)
                 key = text.lower()
                 if key not in best or score > best[key].score:
                     best[key] = Candidate(text, score, sent, p.title)
+    _add_answer_entities(best, answer, q_stems, q_names, passages)
+    ranked = sorted(best.values(), key=lambda c: -c.score)
+    return ranked[:limit]
+
+
+def _span_score(
+    s_score: float,
+    tagged: Sequence[tuple[str, str]],
+    start: int,
+    end: int,
+    hits: list[int],
+    place: bool,
+) -> float:
+    """An entity span's score: its sentence's score `s_score`, raised by nearness to the
+    clause words the sentence matched, by an appositive ("X, the ..."), by a place preposition
+    before it when the bridge asks for a place; lowered when it only modifies the next noun."""
+    score = s_score
+    if hits:
+        dist = min(min(abs(h - start), abs(h - (end - 1))) for h in hits)
+        score += 0.2 / (1 + dist)
+    if _is_appositive(tagged, start):
+        score += 0.3
+    if place and start > 0 and tagged[start - 1][0].lower() in PLACE_PREPOSITIONS:
+        score += 0.3
+    if _is_modifier(tagged, end):
+        score -= 0.5
+    return score
+
+
+def _add_answer_entities(
+    best: dict[str, Candidate],
+    answer: str,
+    q_stems: frozenset[str],
+    q_names: list[frozenset[str]],
+    passages: Sequence[Passage],
+) -> None:
+    """Fold the first hop's short answer into `best`: the intermediate answer is trusted more
+    when the passages also name it, and joins at 0.5 when they do not (unless a passage
+    writes it as a common word)."""
     for ent in tu.entities(answer) if answer and len(answer.split()) <= 6 else []:
-        # the intermediate answer: trusted more when the passages also name it
         if _in_question(ent, q_stems) or _extends(ent, q_names):
             continue
         key = ent.lower()
@@ -338,8 +367,6 @@ def candidates(
             best[key] = Candidate(c.entity, c.score + 0.5, c.sentence, c.title)
         elif not any(_common_word(0, 1, ent, p.text) for p in passages):
             best[key] = Candidate(ent, 0.5, "", "")
-    ranked = sorted(best.values(), key=lambda c: -c.score)
-    return ranked[:limit]
 
 
 def remaining_keywords(question: str, bridge: Bridge, candidate: Candidate) -> list[str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -495,9 +496,30 @@ class HeuristicCritic:
         return best[1] if best else None
 
     def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict:
+        """Accept or reject `answer` against `passages` (the checks are in the class doc);
+        the scores and the time taken stay on `last_scores` and `last_ms`."""
         t0 = time.perf_counter()
-        ev = self.evaluator
         passages = list(passages)
+        a = self._assess(question, answer, passages)
+        issues = self._issues(question, a)
+        failed = self._failures(answer, a)
+        scores = {
+            "completeness": round(a.completeness, 4),
+            "consistency": round(a.consistency, 4),
+            "factuality": round(a.factuality, 4),
+            "confidence": round(a.own.confidence, 4),
+            "coherence": round(a.own.coherence, 4),
+        }
+        verdict = self._verdict(answer, a.claim, failed, issues, scores)
+        verdict.form_only = is_form_only(verdict)
+        self.last_scores = scores
+        self.last_ms = (time.perf_counter() - t0) * 1000.0
+        return verdict
+
+    def _assess(self, question: str, answer: str, passages: list[Passage]) -> _Assessment:
+        """Score the answer, find its claim sentence and the question keywords that lack
+        evidence: everything the verdict is then read from."""
+        ev = self.evaluator
         own: QualityReport = ev.score(question, answer, passages)
         claim = self.claim(question, answer, passages) if answer.strip() else None
         abstains = is_abstention(answer)
@@ -509,86 +531,128 @@ class HeuristicCritic:
             grounded: QualityReport = ev.score(question, f"{answer}. {claim}", passages)
             if grounded.completeness > own.completeness:
                 best = grounded
-        completeness = max(own.completeness, best.completeness)
-        factuality = max(own.factuality, best.factuality)
-        consistency = own.consistency
         role_only = not abstains and bool(_WHO.match(question)) and is_role_only(answer, question)
-
         evidence_stems: set[str] = set()
         for p in passages:
             evidence_stems |= _stems(p.title) | _stems(p.text)
         gaps = [] if abstains else evidence_gaps(question, answer, passages)
-        gap_fail = len(gaps) > self.max_gaps
+        return _Assessment(
+            own=own,
+            best=best,
+            claim=claim,
+            abstains=abstains,
+            unstated=unstated,
+            role_only=role_only,
+            evidence_stems=evidence_stems,
+            gaps=gaps,
+            gap_fail=len(gaps) > self.max_gaps,
+        )
+
+    def _issues(self, question: str, a: _Assessment) -> list[str]:
+        """What the loop should look for next, as "no evidence for: …" / "unsupported: …"."""
         issues: list[str] = []
-        if role_only:
+        if a.role_only:
             asked = re.sub(r"^\s*(?:who|whom)\s+", "", question, flags=re.I).rstrip(" ?")
             issues.append(bound(f"{NO_EVIDENCE}the name of who {asked}"))
-        if unstated:
-            # what the claim fails to state, with the question's other keywords as context
-            # so the follow-up search stays on the question's subject
-            from scim_edge.textutil import content_words, ordered_unique
-
-            context = [
-                w
-                for w in ordered_unique(content_words(question))
-                if w not in unstated and w not in ANSWER_SLOT_WORDS
-            ]
-            text = ", ".join(unstated) + (f" ({', '.join(context)})" if context else "")
-            issues.append(bound(NO_EVIDENCE + text))
-        if gap_fail:
+        if a.unstated:
+            issues.append(_unstated_issue(question, a.unstated))
+        if a.gap_fail:
             # Keywords no passage holds at all first: they are what retrieval must find.
-            gaps.sort(key=lambda w: stem(w) in evidence_stems)
-            issues.append(bound(NO_EVIDENCE + ", ".join(gaps)))
-        elif not unstated and (
-            abstains or (best.missing_keywords and completeness < self.min_completeness)
+            a.gaps.sort(key=lambda w: stem(w) in a.evidence_stems)
+            issues.append(bound(NO_EVIDENCE + ", ".join(a.gaps)))
+        elif not a.unstated and (
+            a.abstains or (a.best.missing_keywords and a.completeness < self.min_completeness)
         ):
-            missing = list(best.missing_keywords)
-            absent = [w for w in missing if stem(w) not in evidence_stems] or missing
+            missing = list(a.best.missing_keywords)
+            absent = [w for w in missing if stem(w) not in a.evidence_stems] or missing
             if absent:
                 issues.append(bound(NO_EVIDENCE + ", ".join(absent)))
-        if own.unsupported_words and consistency < self.min_consistency and not abstains:
-            issues.append(bound(UNSUPPORTED + ", ".join(own.unsupported_words)))
+        if a.own.unsupported_words and a.consistency < self.min_consistency and not a.abstains:
+            issues.append(bound(UNSUPPORTED + ", ".join(a.own.unsupported_words)))
+        return issues
 
+    def _failures(self, answer: str, a: _Assessment) -> list[str]:
+        """Why the answer is not supported; empty when every check passes."""
         failed = []
-        if abstains:
+        if a.abstains:
             failed.append("the answer abstains")
-        if role_only:
+        if a.role_only:
             failed.append(
                 f"'{bound(answer, 40)}' is not a name "
                 "(only roles, dates or names the question gives)"
             )
-        if unstated:
-            failed.append("no sentence stating the answer supports: " + ", ".join(unstated))
-        if consistency < self.min_consistency:
-            failed.append(f"consistency {consistency:.2f} < {self.min_consistency:.2f}")
-        if factuality < self.min_factuality:
-            failed.append(f"factuality {factuality:.2f} < {self.min_factuality:.2f}")
-        if completeness < self.min_completeness:
-            failed.append(f"completeness {completeness:.2f} < {self.min_completeness:.2f}")
-        if gap_fail:
-            failed.append(f"{len(gaps)} question keyword(s) without evidence")
-        scores = {
-            "completeness": round(completeness, 4),
-            "consistency": round(consistency, 4),
-            "factuality": round(factuality, 4),
-            "confidence": round(own.confidence, 4),
-            "coherence": round(own.coherence, 4),
-        }
+        if a.unstated:
+            failed.append("no sentence stating the answer supports: " + ", ".join(a.unstated))
+        if a.consistency < self.min_consistency:
+            failed.append(f"consistency {a.consistency:.2f} < {self.min_consistency:.2f}")
+        if a.factuality < self.min_factuality:
+            failed.append(f"factuality {a.factuality:.2f} < {self.min_factuality:.2f}")
+        if a.completeness < self.min_completeness:
+            failed.append(f"completeness {a.completeness:.2f} < {self.min_completeness:.2f}")
+        if a.gap_fail:
+            failed.append(f"{len(a.gaps)} question keyword(s) without evidence")
+        return failed
+
+    def _verdict(
+        self,
+        answer: str,
+        claim: str | None,
+        failed: list[str],
+        issues: list[str],
+        scores: dict[str, float],
+    ) -> Verdict:
+        """Reject on any failure; a supported answer that runs past DIRECT_MAX_WORDS is
+        rejected for its form only (no issues), so the loop regenerates it."""
         n_words = len(answer.split())
         if not failed and n_words > self.direct_max_words:
             reason = f"the answer runs to {n_words} words; give a shorter, more direct answer"
-            verdict = Verdict(accept=False, issues=[], reason=reason, raw=claim or "")
-        elif not failed:
+            return Verdict(accept=False, issues=[], reason=reason, raw=claim or "")
+        if not failed:
             reason = "supported: " + ", ".join(f"{k} {v:.2f}" for k, v in scores.items())
-            verdict = Verdict(accept=True, issues=[], reason=reason, raw=claim or "")
-        else:
-            verdict = Verdict(
-                accept=False, issues=issues, reason="; ".join(failed), raw=claim or ""
-            )
-        verdict.form_only = is_form_only(verdict)
-        self.last_scores = scores
-        self.last_ms = (time.perf_counter() - t0) * 1000.0
-        return verdict
+            return Verdict(accept=True, issues=[], reason=reason, raw=claim or "")
+        return Verdict(accept=False, issues=issues, reason="; ".join(failed), raw=claim or "")
+
+
+def _unstated_issue(question: str, unstated: list[str]) -> str:
+    """What the claim fails to state, with the question's other keywords as context so the
+    follow-up search stays on the question's subject."""
+    from scim_edge.textutil import content_words, ordered_unique
+
+    context = [
+        w
+        for w in ordered_unique(content_words(question))
+        if w not in unstated and w not in ANSWER_SLOT_WORDS
+    ]
+    text = ", ".join(unstated) + (f" ({', '.join(context)})" if context else "")
+    return bound(NO_EVIDENCE + text)
+
+
+@dataclass
+class _Assessment:
+    """What HeuristicCritic.judge reads its verdict from (one answer, one set of passages)."""
+
+    own: QualityReport  # the answer's own scores
+    best: QualityReport  # the better of own and claim-grounded scores, by completeness
+    claim: str | None  # the passage sentence that states the answer
+    abstains: bool
+    unstated: list[str]  # predicate keywords of the question the claim does not state
+    role_only: bool  # a who-question answered by a role or common noun only
+    evidence_stems: set[str]  # stems of every passage's title and text
+    gaps: list[str]  # question keywords without evidence near the answer
+    gap_fail: bool  # more gaps than the critic tolerates
+
+    @property
+    def completeness(self) -> float:
+        return max(self.own.completeness, self.best.completeness)
+
+    @property
+    def factuality(self) -> float:
+        return max(self.own.factuality, self.best.factuality)
+
+    @property
+    def consistency(self) -> float:
+        """Always the answer's own: the claim must not hide a hallucination."""
+        return self.own.consistency
 
 
 # ---- model critic ---------------------------------------------------------------------

@@ -130,37 +130,59 @@ def _coerce(key: str, value: Any) -> Any:
                 if value in WEIGHT_SETS:
                     return WEIGHT_SETS[value]
                 value = [float(v) for v in value.split(",")]
-            ws = tuple(float(v) for v in value)
-            if len(ws) != 5:
-                raise ValueError
-            return ws
-        if isinstance(default, bool):
-            if isinstance(value, str):
-                if value.lower() in ("1", "true", "yes", "on"):
-                    return True
-                if value.lower() in ("0", "false", "no", "off"):
-                    return False
-                raise ValueError
-            if not isinstance(value, bool):
-                raise ValueError
-            return value
-        if isinstance(default, int):
-            if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                raise ValueError
-            if isinstance(value, str) and not value.strip().lstrip("-").isdigit():
-                raise ValueError
-            return int(value)
-        if isinstance(default, float):
-            if isinstance(value, bool):
-                raise ValueError
-            return float(value)
-        if value is None or isinstance(value, str):
-            return value
-        if key == "threads":
-            return int(value)
-        return str(value)
+            return _five_weights(value)
+        return _like_default(key, default, value)
     except (TypeError, ValueError):
         raise ConfigError(f"setting '{key}' has an invalid value: {value!r}") from None
+
+
+def _five_weights(value: Any) -> tuple[float, ...]:
+    """The five quality weights as floats; ValueError for any other count."""
+    ws = tuple(float(v) for v in value)
+    if len(ws) != 5:
+        raise ValueError
+    return ws
+
+
+def _like_default(key: str, default: Any, value: Any) -> Any:
+    """`value` in the type of the field's default (bool, int, float or text); TypeError or
+    ValueError when it does not read as one."""
+    if isinstance(default, bool):
+        return _as_bool(value)
+    if isinstance(default, int):
+        return _as_int(value)
+    if isinstance(default, float):
+        if isinstance(value, bool):
+            raise ValueError
+        return float(value)
+    if value is None or isinstance(value, str):
+        return value
+    if key == "threads":
+        return int(value)
+    return str(value)
+
+
+def _as_bool(value: Any) -> bool:
+    """A real bool, or the words env vars and flags use for one ("yes", "off", "1", ...)."""
+    if isinstance(value, str):
+        if value.lower() in ("1", "true", "yes", "on"):
+            return True
+        if value.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ValueError
+    if not isinstance(value, bool):
+        raise ValueError
+    return value
+
+
+def _as_int(value: Any) -> int:
+    """An int from an int, a whole float or a string of digits; never from a bool (True is
+    not 1 in a config file) nor by truncating a fraction."""
+    if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        raise ValueError
+    if isinstance(value, str) and not value.strip().lstrip("-").isdigit():
+        raise ValueError
+    return int(value)
 
 
 def _is_int(v: Any) -> bool:

@@ -66,6 +66,15 @@ def is_loopback(address: Any) -> bool:
 
 def replacements(allow_loopback: bool, log: Path | None) -> dict[str, Callable[..., Any]]:
     """The guarded versions of every socket entry point, by attribute name."""
+    refuse = _refuser(log)
+    out = _socket_methods(allow_loopback, refuse)
+    out.update({name: _lookup(name, allow_loopback, refuse) for name in LOOKUPS})
+    return out
+
+
+def _refuser(log: Path | None) -> Callable[[str], NetworkUsed]:
+    """The error for a blocked attempt, also appended to `log` (a library that swallows
+    the error must not hide the attempt)."""
 
     def refuse(what: str) -> NetworkUsed:
         msg = f"network use blocked (pid {os.getpid()}): {what}"
@@ -77,11 +86,21 @@ def replacements(allow_loopback: bool, log: Path | None) -> dict[str, Callable[.
                 pass
         return NetworkUsed(msg)
 
-    def inet(sock: socket.socket) -> bool:
-        return sock.family in (socket.AF_INET, socket.AF_INET6)
+    return refuse
+
+
+def _is_inet(sock: socket.socket) -> bool:
+    """Whether `sock` is an internet socket (Unix sockets are never blocked)."""
+    return sock.family in (socket.AF_INET, socket.AF_INET6)
+
+
+def _socket_methods(
+    allow_loopback: bool, refuse: Callable[[str], NetworkUsed]
+) -> dict[str, Callable[..., Any]]:
+    """Guarded `socket.socket` methods (connect, connect_ex, sendto, sendmsg, bind)."""
 
     def check(sock: socket.socket, op: str, address: Any) -> None:
-        if not inet(sock):
+        if not _is_inet(sock):
             return
         if allow_loopback and is_loopback(address):
             return
@@ -102,35 +121,38 @@ def replacements(allow_loopback: bool, log: Path | None) -> dict[str, Callable[.
     def sendmsg(self: socket.socket, buffers: Any, *args: Any) -> Any:
         if len(args) >= 3 and args[2] is not None:
             check(self, "sendmsg", args[2])
-        elif inet(self) and not allow_loopback:
+        elif _is_inet(self) and not allow_loopback:
             raise refuse("sendmsg on an internet socket")
         return _REAL["sendmsg"](self, buffers, *args)
 
     def bind(self: socket.socket, address: Any) -> Any:
         # Binding loopback reaches nothing (urllib3 probes IPv6 support this way at import);
         # binding a routable or wildcard address would open a port to the network.
-        if inet(self) and not is_loopback(address):
+        if _is_inet(self) and not is_loopback(address):
             raise refuse(f"bind {address!r}")
         return _REAL["bind"](self, address)
 
-    def lookup(name: str) -> Callable[..., Any]:
-        def guarded(host: Any, *args: Any, **kwargs: Any) -> Any:
-            target = host[0] if name == "getnameinfo" and isinstance(host, tuple) else host
-            if allow_loopback and is_loopback(target):
-                return _REAL[name](host, *args, **kwargs)
-            raise refuse(f"{name} {target!r}")
-
-        return guarded
-
-    out: dict[str, Callable[..., Any]] = {
+    return {
         "connect": connect,
         "connect_ex": connect_ex,
         "sendto": sendto,
         "sendmsg": sendmsg,
         "bind": bind,
     }
-    out.update({name: lookup(name) for name in LOOKUPS})
-    return out
+
+
+def _lookup(
+    name: str, allow_loopback: bool, refuse: Callable[[str], NetworkUsed]
+) -> Callable[..., Any]:
+    """The guarded name lookup `socket.<name>`; loopback names pass when allowed."""
+
+    def guarded(host: Any, *args: Any, **kwargs: Any) -> Any:
+        target = host[0] if name == "getnameinfo" and isinstance(host, tuple) else host
+        if allow_loopback and is_loopback(target):
+            return _REAL[name](host, *args, **kwargs)
+        raise refuse(f"{name} {target!r}")
+
+    return guarded
 
 
 def install(monkeypatch: Any, *, allow_loopback: bool = False, log: Path | None = None) -> None:

@@ -218,7 +218,7 @@ def test_ctrl_c_in_cli_build(tmp_path, monkeypatch, capsys):
     target = tmp_path / "idx"
     build_index(demo_dump_path(), target)
 
-    def boom(self, info):  # noqa: ANN001
+    def boom(self, info):
         if info.pages > 0:
             raise KeyboardInterrupt
 
@@ -398,7 +398,7 @@ def test_index_writer_failure_is_one_line_and_leaves_nothing(tmp_path, monkeypat
     target = tmp_path / "idx"
     build_index(demo_dump_path(), target)
 
-    def killed(row, aliases=()):  # noqa: ANN001
+    def killed(row, aliases=()):
         raise ValueError("An error occurred in a thread: 'An index writer was killed.'")
 
     monkeypatch.setattr(build, "_doc", killed)

@@ -158,7 +158,7 @@ def test_kill_between_commit_and_checkpoint_adds_nothing_twice(
     real_save = CK.Checkpoint.save
     saves = []
 
-    def save_then_die(self, work):  # noqa: ANN001
+    def save_then_die(self, work):
         saves.append(1)
         if len(saves) == 3:
             raise KeyboardInterrupt  # after the Tantivy commit, before the checkpoint

@@ -212,6 +212,34 @@ def install_sample(sample_index: Path) -> Path:
     return target
 
 
+async def open_index_manager(app, pilot) -> IndexManagerScreen:
+    """Let the engine load, then open the index manager with F2."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.press("f2")
+    await pilot.pause()
+    screen = app.screen
+    assert isinstance(screen, IndexManagerScreen)
+    return screen
+
+
+async def build_from_typed_dump(app, pilot, screen: IndexManagerScreen, dump: Path) -> None:
+    """Type a dump path into the manager's field, press Enter and wait for the build."""
+    field = screen.query_one("#manager-dump", Input)
+    field.value = str(dump)
+    field.focus()
+    await pilot.press("enter")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def press_and_settle(pilot, *keys: str) -> None:
+    """Press each key in turn, letting the screen settle after each."""
+    for key in keys:
+        await pilot.press(key)
+        await pilot.pause()
+
+
 @run_async
 async def test_index_manager_lists_builds_switches_and_removes(sample_index, tmp_path):
     from scim_edge.demo import demo_dump_path
@@ -219,12 +247,7 @@ async def test_index_manager_lists_builds_switches_and_removes(sample_index, tmp
     install_sample(sample_index)
     app = make_app(Settings(model="extractive"), cursor_blink=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.press("f2")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, IndexManagerScreen)
+        screen = await open_index_manager(app, pilot)
         table = screen.query_one(DataTable)
         assert table.row_count == 1
         row = table.get_row_at(0)
@@ -234,12 +257,7 @@ async def test_index_manager_lists_builds_switches_and_removes(sample_index, tmp
         assert row[3] == "enwiki-sample.xml.bz2" and row[5] == "no"
 
         # Build another from a typed dump path.
-        field = screen.query_one("#manager-dump", Input)
-        field.value = str(demo_dump_path())
-        field.focus()
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await build_from_typed_dump(app, pilot, screen, demo_dump_path())
         names = [table.get_row_at(i)[1] for i in range(table.row_count)]
         assert names == ["demo-wiki", "enwiki-sample"]
         assert (paths.indexes_dir() / "demo-wiki" / "manifest.json").is_file()
@@ -255,20 +273,13 @@ async def test_index_manager_lists_builds_switches_and_removes(sample_index, tmp
         assert table.get_row_at(0)[0] == "●"
 
         # The active index is not removed; another one is, after confirming.
-        await pilot.press("d")
-        await pilot.pause()
+        await press_and_settle(pilot, "d")
         assert isinstance(app.screen, IndexManagerScreen)
         assert (paths.indexes_dir() / "demo-wiki").is_dir()
         table.move_cursor(row=1)
-        await pilot.press("d")
-        await pilot.pause()
-        await pilot.press("n")
-        await pilot.pause()
+        await press_and_settle(pilot, "d", "n")
         assert (paths.indexes_dir() / "enwiki-sample").is_dir()
-        await pilot.press("d")
-        await pilot.pause()
-        await pilot.press("y")
-        await pilot.pause()
+        await press_and_settle(pilot, "d", "y")
         assert not (paths.indexes_dir() / "enwiki-sample").exists()
         assert table.row_count == 1
         assert [p.name for p in paths.indexes_dir().iterdir()] == ["demo-wiki"]

@@ -65,7 +65,7 @@ def write_zim(path: Path, articles: dict[str, str], redirects: dict[str, str],
         def get_mimetype(self) -> str:
             return self.m
 
-        def get_contentprovider(self):  # noqa: ANN201
+        def get_contentprovider(self):
             return writer.StringProvider(self.b)
 
         def get_hints(self) -> dict:
@@ -237,7 +237,7 @@ def test_zim_build_resumes_after_ctrl_c(vital_zim, vital_index, tmp_path):
 # ---- bad ZIM files -------------------------------------------------------------------------
 
 
-def _cli_error(args: list[str], capsys) -> str:  # noqa: ANN001
+def _cli_error(args: list[str], capsys) -> str:
     assert main(args) == 2
     return one_error_line(capsys.readouterr().err)
 

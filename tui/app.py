@@ -172,7 +172,7 @@ class ScimEdgeApp(App[None]):
             message.error, title="Cannot open the index or model", severity="error", timeout=10
         )
 
-    def on_worker_state_changed(self, event) -> None:  # noqa: ANN001 - Worker.StateChanged
+    def on_worker_state_changed(self, event) -> None:  # event: Worker.StateChanged
         from textual.worker import WorkerState
 
         if event.worker.group == "engine" and event.state == WorkerState.ERROR:

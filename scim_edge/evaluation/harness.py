@@ -492,7 +492,7 @@ def _warm_up(
                 answer_fn(item.question, run.settings)
         except (KeyboardInterrupt, UserError):
             raise
-        except Exception:
+        except Exception:  # noqa: BLE001 - the timed call that follows records this failure
             pass
         if len(warm) > 1:
             progress.update(f"{run.key} warm-up", n, len(warm), started, 0)
@@ -513,7 +513,7 @@ def answer_one(
         return make_record(run, item, ans, (time.perf_counter() - t0) * 1000)
     except (KeyboardInterrupt, UserError):
         raise
-    except Exception as e:  # a loop bug on one question must not lose the run
+    except Exception as e:  # noqa: BLE001 - a loop bug on one question must not lose the run
         rec = error_record(run, item, e, (time.perf_counter() - t0) * 1000)
         progress.note(f"[{run.key}] {item.id}: error: {rec['error']}")
         return rec

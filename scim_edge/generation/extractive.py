@@ -180,61 +180,90 @@ def _question_words(question: str) -> set[str]:
 
 def _spans(kind: str, sentence: str, question: str, q_lower: set[str]) -> list[tuple[int, str]]:
     """Candidate answer spans of the expected type, with their character offsets."""
-    out: list[tuple[int, str]] = []
     if kind == "date":
-        for m in _TEMPORAL_RE.finditer(sentence):
-            span = re.sub(r"^(?:in|on|by|since|until|from|during|circa|c\.)\s+", "", m.group(0),
-                          flags=re.I).strip()  # fmt: skip
-            if span.lower() not in question.lower():
-                out.append((m.start(), span))
-        return out
+        return _date_spans(sentence, question)
     if kind == "number":
-        for m in _NUMBER_SPAN.finditer(sentence):
-            span = m.group(0).strip()
-            unit = _UNIT_AFTER.match(sentence, m.end())  # "36 years", not "7 Bernoulli"
-            if unit and unit.group(1) not in tu.STOPWORDS and unit.group(1) not in q_lower:
-                span = f"{span} {unit.group(1)}"
-            if span and span.lower() not in question.lower():
-                # a bare year is rarely what "how many/old/long" asks for: rank it last
-                year_like = bool(_YEAR.fullmatch(span))
-                out.append((m.start() + (_HARD_PENALTY if year_like else 0), span))
-        return out
+        return _number_spans(sentence, question, q_lower)
     if kind in ("person", "place"):
-        low = sentence.lower()
-        pos = 0
-        for ent in tu.entities(sentence):
-            ent_words = {w.lower() for w in ent.split()}
-            if ent_words <= q_lower or ent_words & _MONTHS:
-                continue
-            if all(_DEMONYM.match(w) for w in ent.split()):
-                continue
-            start = low.find(ent.lower(), pos)
-            if start < 0:
-                start = low.find(ent.lower())
-            if start >= 0:
-                pos = start
-            # drop question words leading the run ("Sculptor George Stanley" keeps the name)
-            if _inside_quotes(sentence, start) or ent.split()[0].lower() in _WH_WORDS:
-                continue  # a quoted title ("Why I Write") names a work, not a person or place
-            parts = ent.split()
-            while len(parts) > 1 and parts[0].lower() in q_lower | PERSON_NOUNS:
-                parts = parts[1:]
-            span = " ".join(parts)
-            if kind == "person" and {w.lower() for w in parts} & NOT_PERSON_WORDS:
-                continue
-            if kind == "person" and all(w.lower() in PERSON_NOUNS for w in parts):
-                continue  # a bare title ("President") is not a name
-            if kind == "place":
-                before = low[: max(start, 0)].split()[-1:] if start > 0 else []
-                prefer = bool(before and before[0] in _PLACE_PREPS)
-                out.append((start if prefer else start + _HARD_PENALTY, span))
-            else:
-                # the agent of a passive ("developed by Morihei Ueshiba") comes first
-                before = low[: max(start, 0)].split()[-1:] if start > 0 else []
-                agent = bool(before and before[0] == "by")
-                out.append((start if agent else start + _SOFT_PENALTY, span))
-        return out
+        return _name_spans(kind, sentence, q_lower)
+    return []
+
+
+def _date_spans(sentence: str, question: str) -> list[tuple[int, str]]:
+    """Dates and other temporal expressions the question does not already give, without
+    their leading preposition ("in 1066" gives "1066")."""
+    out: list[tuple[int, str]] = []
+    for m in _TEMPORAL_RE.finditer(sentence):
+        span = re.sub(r"^(?:in|on|by|since|until|from|during|circa|c\.)\s+", "", m.group(0),
+                      flags=re.I).strip()  # fmt: skip
+        if span.lower() not in question.lower():
+            out.append((m.start(), span))
     return out
+
+
+def _number_spans(sentence: str, question: str, q_lower: set[str]) -> list[tuple[int, str]]:
+    """Numbers with the unit that follows them, bare years pushed back (_HARD_PENALTY)."""
+    out: list[tuple[int, str]] = []
+    for m in _NUMBER_SPAN.finditer(sentence):
+        span = m.group(0).strip()
+        unit = _UNIT_AFTER.match(sentence, m.end())  # "36 years", not "7 Bernoulli"
+        if unit and unit.group(1) not in tu.STOPWORDS and unit.group(1) not in q_lower:
+            span = f"{span} {unit.group(1)}"
+        if span and span.lower() not in question.lower():
+            # a bare year is rarely what "how many/old/long" asks for: rank it last
+            year_like = bool(_YEAR.fullmatch(span))
+            out.append((m.start() + (_HARD_PENALTY if year_like else 0), span))
+    return out
+
+
+def _name_spans(kind: str, sentence: str, q_lower: set[str]) -> list[tuple[int, str]]:
+    """Named entities that can answer a who/where question: not the question's own names,
+    months or demonyms, nor quoted titles; leading question words and person nouns dropped.
+    Offsets carry the penalties of `_name_offset`."""
+    out: list[tuple[int, str]] = []
+    low = sentence.lower()
+    pos = 0
+    for ent in tu.entities(sentence):
+        ent_words = {w.lower() for w in ent.split()}
+        if ent_words <= q_lower or ent_words & _MONTHS:
+            continue
+        if all(_DEMONYM.match(w) for w in ent.split()):
+            continue
+        start = low.find(ent.lower(), pos)
+        if start < 0:
+            start = low.find(ent.lower())
+        if start >= 0:
+            pos = start
+        # drop question words leading the run ("Sculptor George Stanley" keeps the name)
+        if _inside_quotes(sentence, start) or ent.split()[0].lower() in _WH_WORDS:
+            continue  # a quoted title ("Why I Write") names a work, not a person or place
+        parts = ent.split()
+        while len(parts) > 1 and parts[0].lower() in q_lower | PERSON_NOUNS:
+            parts = parts[1:]
+        if kind == "person" and not _could_be_person(parts):
+            continue
+        out.append((_name_offset(kind, low, start), " ".join(parts)))
+    return out
+
+
+def _could_be_person(parts: list[str]) -> bool:
+    """False for a run with a word no person's name holds, or only a bare title
+    ("President"), which is not a name."""
+    if {w.lower() for w in parts} & NOT_PERSON_WORDS:
+        return False
+    return not all(w.lower() in PERSON_NOUNS for w in parts)
+
+
+def _name_offset(kind: str, low: str, start: int) -> int:
+    """A name's ranking offset: a place after a place preposition keeps its offset (others
+    take _HARD_PENALTY); the agent of a passive ("developed by Morihei Ueshiba") keeps its
+    offset, other persons take _SOFT_PENALTY."""
+    before = low[: max(start, 0)].split()[-1:] if start > 0 else []
+    if kind == "place":
+        prefer = bool(before and before[0] in _PLACE_PREPS)
+        return start if prefer else start + _HARD_PENALTY
+    agent = bool(before and before[0] == "by")
+    return start if agent else start + _SOFT_PENALTY
 
 
 _WH_WORDS = frozenset({"who", "whom", "whose", "what", "when", "where", "which", "why", "how"})

@@ -314,7 +314,7 @@ class MainScreen(Screen):
         self.status.set_loop(settings.loop, settings.profile)
 
 
-def copy_text(answer, lang: str = "en", passages=None) -> str:  # noqa: ANN001
+def copy_text(answer, lang: str = "en", passages=None) -> str:
     """What Ctrl+Y copies: the answer, its support sentence and `Title › Section (URL)`
     lines (`passages` by doc id fill in the section a citation does not carry)."""
     passages = passages or {}
