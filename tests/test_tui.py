@@ -129,7 +129,7 @@ async def test_question_shows_answer_iteration_cards_and_citations(sample_index,
 async def test_evidence_panel_and_settings_change_the_loop(sample_index, qa_dev, tmp_path):
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        question = qa_dev[2]["question"]  # Who assassinated Abraham Lincoln?
+        question = qa_dev[6]["question"]  # Who developed … aikido? (three citations)
         await ask(pilot, question)
         ex = app.exchanges[-1]
 

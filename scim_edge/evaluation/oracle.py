@@ -81,6 +81,9 @@ class OracleEvaluator:
     real evaluator, so SCIM's augment/refine choice is unchanged."""
 
     name = "oracle (gold answers)"
+    # Correctness is judged on the short answer, not on the answer-plus-support text the
+    # real evaluator scores.
+    scores_short_answer = True
 
     def __init__(self, real: Any) -> None:
         self.real = real

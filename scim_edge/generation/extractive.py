@@ -564,7 +564,12 @@ class ExtractiveGenerator:
             if picked is not None:
                 option, facts = picked
                 fact = facts.get(option)
-                return option, [fact.support()] if fact else [], {"comparison": 1.0}
+                support = [f.support() for f in (fact, *facts.values()) if f is not None]
+                support = [d for i, d in enumerate(support) if d not in support[:i]]
+                if longer:  # the facts compared, stated: "A (1879) and B (1894)"
+                    stated = [f"{name} ({f.text})" for name, f in facts.items()]
+                    return _tidy(f"{option}: " + " and ".join(stated)), support, {}
+                return option, support, {"comparison": 1.0}
         if info.kind not in ("open", "choice"):
             # The entity a multi-hop question describes is the way to the answer, not the
             # answer: like a span of the question, it is never the short answer.

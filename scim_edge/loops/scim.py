@@ -277,7 +277,12 @@ class ScimFamilyLoop:
         yield from run.out(StepStarted(t, "evaluate"))
         t0 = time.perf_counter()
         with run.step("evaluate"):
-            report = self.evaluator.score(question, as_read(answer, gen.support), run.passages)
+            shown = (
+                answer
+                if getattr(self.evaluator, "scores_short_answer", False)
+                else (as_read(answer, gen.support))
+            )
+            report = self.evaluator.score(question, shown, run.passages)
             p = confidence.round(
                 answer, report.scores(), gen.features, t, [x.doc_id for x in added],
                 run.doc_ids, [r.answer for r in run.records],
