@@ -1,0 +1,207 @@
+"""The trained Critic and the calibrated confidence: the linear models, the Critic's file,
+its fallbacks, the commands, confidence in every loop, and loop timing with a slow
+consumer."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import numpy as np
+import pytest
+
+from scim_edge import trained_critic as tc
+from scim_edge.cli import main
+from scim_edge.confidence import Confidence
+from scim_edge.critic_features import FEATURES
+from scim_edge.engine import Engine
+from scim_edge.errors import ModelError
+from scim_edge.linear import (
+    auroc,
+    ece,
+    fit_grouped_softmax,
+    fit_logistic,
+    fit_platt,
+    group_softmax,
+    sigmoid,
+)
+from scim_edge.settings import LOOPS, Settings
+from scim_edge.types import Final
+
+RNG = np.random.default_rng(0)
+
+
+def test_grouped_softmax_learns_which_candidate_is_the_answer():
+    # three candidates per group; the answer is the one with the largest first feature
+    X = RNG.normal(size=(300, 2))
+    y = np.zeros(300)
+    starts = np.arange(0, 300, 3)
+    for s in starts:
+        y[s + int(np.argmax(X[s : s + 3, 0]))] = 1
+    model = fit_grouped_softmax(X, y, starts, ["signal", "noise"])
+    p = group_softmax(model.score(X), starts)
+    hits = [y[s + int(np.argmax(p[s : s + 3]))] for s in starts]
+    assert np.mean(hits) > 0.95
+
+
+def test_logistic_and_platt_give_calibrated_probabilities():
+    x = RNG.normal(size=(4000, 1))
+    y = (RNG.random(4000) < sigmoid(2 * x[:, 0])).astype(float)
+    model = fit_logistic(x, y, ["x"])
+    a, b = fit_platt(model.score(x), y)
+    p = sigmoid(a * model.score(x) + b)
+    assert ece(p, y) < 0.05
+
+
+def test_auroc_of_separating_scores_is_one():
+    assert auroc(np.array([0.1, 0.2, 0.8, 0.9]), np.array([0, 0, 1, 1])) == 1.0
+
+
+def test_auroc_of_inverted_scores_is_zero():
+    assert auroc(np.array([0.9, 0.8, 0.2, 0.1]), np.array([0, 0, 1, 1])) == 0.0
+
+
+def test_auroc_of_ties_is_one_half():
+    assert auroc(np.full(4, 0.5), np.array([0, 1, 0, 1])) == 0.5
+
+
+def test_the_shipped_critic_loads_and_names_its_generator():
+    critic = tc.load_file(tc.default_path())
+    assert critic.generator == "extractive"
+
+
+def test_the_shipped_critic_reports_held_out_figures():
+    critic = tc.load_file(tc.default_path())
+    assert 0.5 < critic.meta["heldout"]["auroc"] <= 1.0
+
+
+def test_critic_inference_is_under_a_millisecond():
+    critic = tc.load_file(tc.default_path())
+    f = dict.fromkeys(FEATURES, 0.5)
+    critic.probability(f)
+    t0 = time.perf_counter()
+    for _ in range(200):
+        critic.probability(f)
+    assert (time.perf_counter() - t0) / 200 < 1e-3
+
+
+def _copy_critic(tmp_path, mutate) -> str:
+    data = json.loads(tc.default_path().read_text())
+    mutate(data)
+    path = tmp_path / "critic.json"
+    path.write_text(json.dumps(data) if data is not None else "{broken", encoding="utf-8")
+    return str(path)
+
+
+def test_a_damaged_critic_file_is_one_model_error(tmp_path):
+    path = tmp_path / "critic.json"
+    path.write_text("{broken", encoding="utf-8")
+    with pytest.raises(ModelError, match="damaged"):
+        tc.load_file(path)
+
+
+def test_a_critic_with_other_features_is_refused(tmp_path):
+    def drop_feature(d):
+        d["model"]["features"] = d["model"]["features"][:-1]
+        d["model"]["weights"] = d["model"]["weights"][:-1]
+        d["model"]["mean"] = d["model"]["mean"][:-1]
+        d["model"]["scale"] = d["model"]["scale"][:-1]
+
+    with pytest.raises(ModelError, match="features do not match"):
+        tc.load_file(tc.Path(_copy_critic(tmp_path, drop_feature)))
+
+
+def _practised_index(sample_index, tmp_path, critic: dict) -> str:
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    (index / "practice").mkdir()
+    (index / "practice" / "critic.json").write_text(json.dumps(critic), encoding="utf-8")
+    return str(index)
+
+
+def test_a_critic_for_another_generator_warns_and_falls_back(sample_index, tmp_path):
+    data = json.loads(tc.default_path().read_text())
+    data["meta"]["generator"] = "flan-t5-base (onnx cpu int8)"
+    index = _practised_index(sample_index, tmp_path, data)
+    engine = Engine.open(Settings(index=index, model="extractive", loop="standard"))
+    answer = engine.answer("What is the capital of Aruba?")
+    assert answer.confidence is None
+    assert any("flan-t5-base" in w for w in answer.warnings)
+
+
+def test_a_damaged_index_critic_is_one_line_on_the_cli(sample_index, tmp_path, capsys):
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    (index / "practice").mkdir()
+    (index / "practice" / "critic.json").write_text("{broken", encoding="utf-8")
+    rc = main(["ask", "What is the capital of Aruba?", "--index", str(index), "--model",
+               "extractive"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "Traceback" not in err
+    assert "Critic file" in err
+
+
+def test_quality_learned_without_a_critic_names_practice(sample_index, capsys, monkeypatch):
+    monkeypatch.setattr(tc, "default_path", lambda: tc.Path("/nonexistent/critic.json"))
+    rc = main(["ask", "What is the capital of Aruba?", "--index", str(sample_index),
+               "--model", "extractive", "--quality", "learned"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "scim-edge practice" in err
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_every_loop_answers_with_a_confidence(sample_index, loop):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop=loop))
+    answer = engine.answer("Who developed the Japanese martial art aikido?")
+    if answer.status == "insufficient_evidence":
+        assert answer.confidence is None or answer.confidence <= 1.0
+    else:
+        assert 0.0 <= answer.confidence <= 1.0
+
+
+@pytest.mark.parametrize("loop", ["standard", "scim", "simrag", "iter-retgen"])
+def test_a_slow_consumer_is_not_counted_as_loop_time(sample_index, loop):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop=loop))
+    engine.answer("Who developed the Japanese martial art aikido?")  # warm caches
+    final = None
+    for event in engine.ask("Who developed the Japanese martial art aikido?"):
+        time.sleep(0.05)  # a front end that takes 50 ms per event
+        if isinstance(final := event, Final):
+            break
+    assert isinstance(final, Final)
+    coordination = sum(it.timing_ms["coordination"] for it in final.answer.iterations)
+    assert coordination < 40.0
+
+
+def test_tiers_follow_confidence():
+    assert [tc.confidence_tier(p) for p in (0.9, 0.5, 0.1)] == ["high", "medium", "low"]
+
+
+def test_confidence_names_the_shipped_critic(sample_index):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive"))
+    assert Confidence.for_engine(engine, engine.settings).name == "trained:default"
+
+
+def test_critic_train_list_verify(sample_index, tmp_path, capsys):
+    from scim_edge.practice.runner import PracticeOptions, run_practice
+
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    engine = Engine.open(Settings(index=str(index), model="extractive"))
+    run_practice(engine, index, PracticeOptions(questions=60, seed=2, train_critic=False))
+    assert main(["critic", "train", "--index", str(index), "--name", "critic-t"]) == 0
+    capsys.readouterr()
+    assert main(["critic", "list", "--json"]) == 0
+    listed = {e["name"] for e in json.loads(capsys.readouterr().out)}
+    assert {"critic-t", "default"} <= listed
+    assert main(["critic", "verify", "critic-t"]) == 0
+
+
+def test_critic_train_without_practice_names_it(sample_index, capsys):
+    rc = main(["critic", "train", "--index", str(sample_index)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "scim-edge practice" in err
