@@ -73,14 +73,14 @@ def load_embedding_model(
             hint="install all-MiniLM-L6-v2 with `scim-edge models` (see --help)",
         )
     path = Path(getattr(path, "path", path))
-    model = EmbeddingModel.load(path, variant=_available(path, variant))
+    model = EmbeddingModel.load(path, variant=available_variant(path, variant))
     found = (model, str(getattr(model, "name", "") or path.name))
     if extras is not None:
         extras[key] = found
     return found
 
 
-def _available(model_dir: Path, variant: str | None) -> str | None:
+def available_variant(model_dir: Path, variant: str | None) -> str | None:
     """`variant` when the model has it, else None (the runtime's choice): a model exported
     before int8 existed still answers queries against vectors an int8 model made."""
     if variant is None:

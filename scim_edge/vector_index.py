@@ -439,8 +439,9 @@ def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None
                 f"the embedding model '{emb.model}' that built this index is not installed"
             ) from None
         from models.embedding import EmbeddingModel
+        from scim_edge.embeddings import available_variant
 
-        model = EmbeddingModel.load(path)
+        model = EmbeddingModel.load(path, variant=available_variant(path, emb.variant))
     if extras is not None:
         extras[key] = model
     return model
@@ -468,29 +469,57 @@ def make_hyde(settings: Settings, engine: Any | None) -> Callable[[str], str]:
 
 
 def make_retriever(settings: Settings, bm25: Any, engine: Any | None = None) -> Any:
-    """The retriever `--retriever` names, over the BM25 retriever already open.
+    """The retriever `--retriever` names, over the BM25 retriever already open."""
+    return resolve_retriever(settings, bm25, engine)[0]
+
+
+def resolve_retriever(settings: Settings, bm25: Any, engine: Any | None = None) -> tuple[Any, str]:
+    """The retriever `--retriever` names, over the BM25 retriever already open, and a
+    note saying what `auto` chose and why ("" for an explicit choice).
 
     `bm25` costs nothing extra; `vector` and `hybrid` need the index's embeddings (a
-    one-line error says how to add them); `--hyde` needs vector retrieval."""
+    one-line error says how to add them); `auto` is hybrid when they can be used, else
+    BM25; `--hyde` needs vector retrieval."""
     if isinstance(bm25, VectorRetriever | HybridRetriever):
-        return bm25
+        return bm25, ""
     kind = settings.retriever
+    note = ""
+    if kind == "auto":
+        why = _vectors_unusable(settings, bm25, engine)
+        if why:
+            if settings.hyde:
+                raise ConfigError(f"--hyde needs passage embeddings, and {why}")
+            return bm25, f"auto: bm25, because {why}"
+        kind, note = "hybrid", "auto: hybrid, because the index has passage embeddings"
     if kind == "bm25":
         if settings.hyde:
             raise ConfigError("--hyde works only with --retriever vector or hybrid")
-        return bm25
+        return bm25, note
     if kind not in ("vector", "hybrid"):
-        raise ConfigError(f"unknown retriever '{kind}' (choose bm25, vector, hybrid)")
+        raise ConfigError(f"unknown retriever '{kind}' (choose auto, bm25, vector, hybrid)")
     index_dir = _index_dir_of(settings, bm25)
     if not has_embeddings(index_dir):
         raise IndexError_(
             f"--retriever {kind} needs passage embeddings, and index {index_dir.name} has none; "
-            "rebuild it with `scim-edge build-index … --embeddings MODEL`"
+            f"add them with `scim-edge build-index --embeddings MODEL --name {index_dir.name}`"
         )
     emb = open_embeddings(index_dir)
     model = _embedding_model_for(emb, settings, engine)
     hyde = make_hyde(settings, engine) if settings.hyde else None
     vector = VectorRetriever(emb, model, bm25, hyde=hyde)
     if kind == "vector":
-        return vector
-    return HybridRetriever(bm25, vector, candidates=settings.candidates)
+        return vector, note
+    return HybridRetriever(bm25, vector, candidates=settings.candidates), note
+
+
+def _vectors_unusable(settings: Settings, bm25: Any, engine: Any | None) -> str:
+    """Why `auto` cannot use vectors over this index ("" when it can)."""
+    index_dir = index_dir_of(bm25)
+    if index_dir is None or not has_embeddings(index_dir):
+        return "the index has no passage embeddings"
+    try:
+        emb = open_embeddings(index_dir)
+        _embedding_model_for(emb, settings, engine)
+    except UserError as e:
+        return " ".join(str(e).split())
+    return ""

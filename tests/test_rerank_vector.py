@@ -47,9 +47,10 @@ def minilm(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def model(minilm):
+    """fp32: exact cosines whatever the batch (int8's activation scales are per batch)."""
     from models.embedding import EmbeddingModel
 
-    return EmbeddingModel.load(minilm)
+    return EmbeddingModel.load(minilm, variant="fp32")
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +148,8 @@ def test_embeddings_are_a_flat_float16_matrix_beside_the_index(vec_index, bm25, 
     i = count // 2
     p = bm25.get(emb.doc_ids[i])
     direct = model.embed([passage_text(p)])[0]
-    assert float(np.asarray(emb.matrix[i], np.float32) @ direct) > 0.999
+    assert meta["variant"] == "int8"  # written with the CPU default
+    assert float(np.asarray(emb.matrix[i], np.float32) @ direct) > 0.98
 
 
 def test_truncated_embeddings_are_a_clear_error(vec_index, tmp_path):
@@ -195,7 +197,12 @@ def test_hybrid_retriever_fuses_bm25_and_vector(vec_index, bm25, model):
 
 
 def test_make_retriever_choices(vec_index, bm25, minilm, demo_index):
-    assert make_retriever(Settings(), bm25) is bm25
+    # auto (the default): hybrid over an index with vectors, BM25 over one without
+    assert Settings().retriever == "auto"
+    assert isinstance(make_retriever(Settings(), bm25), HybridRetriever)
+    assert make_retriever(Settings(), BM25Retriever.open(demo_index)).name == "demo"
+    # an explicit choice is kept
+    assert make_retriever(Settings(retriever="bm25"), bm25) is bm25
     assert isinstance(
         make_retriever(settings_for(minilm, retriever="vector"), bm25), VectorRetriever
     )
@@ -203,7 +210,9 @@ def test_make_retriever_choices(vec_index, bm25, minilm, demo_index):
         make_retriever(settings_for(minilm, retriever="hybrid"), bm25), HybridRetriever
     )
     with pytest.raises(ConfigError):
-        make_retriever(Settings(hyde=True), bm25)
+        make_retriever(Settings(retriever="bm25", hyde=True), bm25)
+    with pytest.raises(ConfigError):  # auto without vectors cannot serve HyDE
+        make_retriever(Settings(hyde=True), BM25Retriever.open(demo_index))
     # an index without embeddings: one line telling the user to rebuild with --embeddings
     plain = BM25Retriever.open(demo_index)
     with pytest.raises(IndexError_) as e:

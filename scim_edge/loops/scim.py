@@ -46,6 +46,7 @@ warning when the final answer's consistency is below `settings.hallucination_war
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -159,6 +160,9 @@ class ScimFamilyLoop:
             self.iterations = settings.t_max
         self.quality_stop = name in ("scim", "single-dim")
         self.adaptive = name not in ("standard", "iter-retgen")
+        from scim_edge.passage_search import make_passage_search
+
+        self.search = make_passage_search(settings, engine)  # retriever, reranker, HyDE
 
     # -- bindings -------------------------------------------------------------------
     def bindings(self) -> dict[str, str]:
@@ -172,7 +176,8 @@ class ScimFamilyLoop:
             evaluator=self.evaluator.name,
             critic="none",
             rewriter=rewriter,
-            reranker="hybrid lexical",
+            # with no reranker bound, the formulation's own lexical scorer orders candidates
+            **{"reranker": "hybrid lexical", **self.search.bindings()},
         )
 
     # -- the loop -------------------------------------------------------------------
@@ -185,7 +190,7 @@ class ScimFamilyLoop:
                 yield Final(cached)
                 return
         run = Run(question, self.name, s, self.engine, bindings=self.bindings())
-        retriever = self.engine.retriever
+        search = self.search
         generator = self.engine.generator
         formulation = qf.initial(question)
         prev: _Iteration | None = None
@@ -196,7 +201,14 @@ class ScimFamilyLoop:
             yield from run.out(StepStarted(t, "retrieve"))
             t0 = time.perf_counter()
             with run.step("retrieve"):
-                found = qf.retrieve(retriever, formulation, k, run.seen_ids, s.candidates, question)
+                ranked = functools.partial(
+                    qf.retrieve,
+                    formulation=formulation,
+                    exclude_ids=run.seen_ids,
+                    candidates=s.candidates,
+                    question=question,
+                )
+                found = search.retrieve_ranked(question, k, run.seen_ids, ranked)
                 added = run.add(found)
             yield from run.out(
                 Retrieved(t, formulation.mode, list(formulation.queries), added, run.doc_ids,
