@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 from scim_edge import paths
 from scim_edge.errors import UserError
@@ -19,7 +21,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Build a BM25 passage index from a MediaWiki XML dump (.xml, .xml.bz2, "
         "multistream .xml.bz2, or - for standard input).",
     )
-    p.add_argument("dump", metavar="DUMP", help="dump file (.xml or .xml.bz2), or - for stdin")
+    p.add_argument(
+        "dump",
+        metavar="DUMP",
+        nargs="?",
+        help="dump file (.xml or .xml.bz2), or - for stdin; omit it with --embeddings to add "
+        "vectors to an index that exists",
+    )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", help="write the index to DIR")
     where.add_argument(
@@ -45,7 +53,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--embeddings",
         metavar="MODEL",
         help="also store passage embeddings made by this embedding model (installed name or "
-        "directory), for --retriever vector|hybrid",
+        "directory), for --retriever vector|hybrid; without DUMP, add them to the existing "
+        "index --name/--out, reading its passages (not the dump)",
     )
     p.set_defaults(func=run)
 
@@ -76,6 +85,10 @@ def run(args: argparse.Namespace) -> int:
     from index_builder.build import build_index
     from index_builder.progress import ProgressReporter, summary
 
+    if args.dump is None:
+        if not args.embeddings:
+            raise UserError("give a dump to build from (or --embeddings MODEL to add vectors)")
+        return add_vectors(target_dir(args.out, args.name), args.embeddings)
     if not args.dump.strip():
         raise UserError("the dump path is empty (give a file, or - for standard input)")
     words = args.passage_words
@@ -117,6 +130,95 @@ def run(args: argparse.Namespace) -> int:
         e = manifest["embeddings"]
         print(f"embeddings: {e.get('count')} x {e.get('dim')} float16 ({e.get('model')})")
     return 0
+
+
+def add_vectors(out: Path, model: str) -> int:
+    """`build-index --embeddings MODEL --name NAME` without a dump: embed the passages of
+    the index that exists and add the vectors to it atomically (an interrupted add
+    leaves the index as it was)."""
+    from scim_edge.vector_index import add_embeddings
+
+    if not (out / "manifest.json").is_file():
+        raise UserError(
+            f"no index at {out} to add vectors to",
+            hint="build it first: scim-edge build-index DUMP --embeddings MODEL",
+        )
+    bar = EmbeddingProgress(sys.stderr)
+    try:
+        with bar:
+            meta = add_embeddings(out, model, progress=bar)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"scim-edge: interrupted; {out} was left as it was\n")
+        return 130
+    print(
+        f"embeddings: {meta['count']} x {meta['dim']} float16 ({meta['model']}, "
+        f"{meta.get('variant', 'fp32')}) added to {out} in {bar.elapsed():.1f} s, "
+        f"{meta['count'] / max(bar.elapsed(), 1e-9):.0f} passages/s"
+    )
+    return 0
+
+
+class EmbeddingProgress:
+    """A passages-embedded bar (rich.progress) on a terminal; off one, a plain line every
+    few seconds, as the build's own reporter does. Callable as progress(done, total)."""
+
+    def __init__(self, stream: Any, every: float = 5.0) -> None:
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.every = every
+        self._t0 = time.monotonic()
+        self._last = self._t0
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> EmbeddingProgress:
+        self._t0 = self._last = time.monotonic()
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("embedding passages"),
+                BarColumn(),
+                TaskProgressColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=False,
+            )
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._t0
+
+    def __call__(self, done: int, total: int) -> None:
+        rate = f"{done / max(self.elapsed(), 1e-9):,.0f} passages/s"
+        if self._bar is not None:
+            if self._task is None:
+                self._task = self._bar.add_task("embed", total=total, rate=rate)
+            self._bar.update(self._task, completed=done, total=total, rate=rate)
+            return
+        now = time.monotonic()
+        if now - self._last >= self.every or (done == total and not self.tty):
+            self._last = now
+            self.stream.write(f"build-index: embedded {done:,}/{total:,} passages, {rate}\n")
+            self.stream.flush()
 
 
 def _embedding_progress(done: int, total: int) -> None:
