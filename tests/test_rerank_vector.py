@@ -301,3 +301,71 @@ def test_build_index_embeddings_flag_stores_vectors_inside_the_atomic_build(
     rc = main(["build-index", str(demo_dump_path()), "--out", str(bad), "--embeddings", "nope"])
     assert rc == 2 and not bad.exists()
     assert "nope" in capsys.readouterr().err
+
+
+# ---- adding vectors to an index that exists ------------------------------------------------
+
+
+def _snapshot(path: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()
+    }
+
+
+def test_build_index_embeddings_without_a_dump_adds_vectors_to_an_existing_index(
+    minilm, demo_index, tmp_path, capsys
+):
+    from scim_edge.cli import main
+
+    out = tmp_path / "idx"
+    shutil.copytree(demo_index, out)
+    assert not (out / META).exists()
+    before = _snapshot(out)
+    rc = main(["build-index", "--embeddings", str(minilm), "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    meta = json.loads((out / META).read_text())
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert meta["count"] == manifest["counts"]["passages"] == manifest["embeddings"]["count"]
+    assert manifest["embeddings"]["variant"] == "int8"
+    # the BM25 index itself is untouched, file for file
+    after = _snapshot(out)
+    for name, data in before.items():
+        if name != "manifest.json" and not name.startswith(".tantivy"):
+            assert after[name] == data, name
+    # and it serves hybrid retrieval at once
+    assert isinstance(make_retriever(Settings(), BM25Retriever.open(out)), HybridRetriever)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".tmp-", ".old-"))]
+
+
+def test_an_interrupted_add_leaves_the_index_as_it_was(minilm, demo_index, tmp_path):
+    from scim_edge.vector_index import add_embeddings
+
+    out = tmp_path / "idx"
+    shutil.copytree(demo_index, out)
+    before = _snapshot(out)
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        add_embeddings(out, minilm, progress=interrupt)
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]  # no temp dir left
+
+
+def test_adding_vectors_needs_an_index_and_a_model(minilm, demo_index, tmp_path, capsys):
+    from scim_edge.cli import main
+
+    rc = main(["build-index", "--embeddings", str(minilm), "--out", str(tmp_path / "none")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert "no index" in err
+    out = tmp_path / "idx"
+    shutil.copytree(demo_index, out)
+    before = _snapshot(out)
+    rc = main(["build-index", "--embeddings", "nope", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert _snapshot(out) == before
+    rc = main(["build-index", "--out", str(out)])  # neither a dump nor --embeddings
+    assert rc == 2 and "dump" in capsys.readouterr().err
