@@ -33,7 +33,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -163,35 +163,16 @@ def write_embeddings(
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".f16", dir=index_dir)
     dim = 0
 
-    def embed(chunk: list[tuple[str, str, str]]) -> np.ndarray:
-        return embed_texts(model, [passage_text(Passage(d, t, "", x)) for d, t, x in chunk])
-
     try:
-        with os.fdopen(fd, "wb") as f, ThreadPoolExecutor(max_workers=nworkers) as pool:
-            pending: collections.deque[tuple[list[str], Future[np.ndarray]]] = collections.deque()
-
-            def drain(keep: int) -> None:
-                nonlocal dim
-                while len(pending) > keep:
-                    ids, fut = pending.popleft()
-                    vecs = fut.result()
-                    dim = vecs.shape[1]
-                    f.write(vecs.astype("<f2").tobytes())
-                    doc_ids.extend(ids)
-                    if progress is not None:
-                        progress(len(doc_ids), total)
-
-            try:
-                # Streamed in chunks, written in index order: a large index never sits
-                # in memory as text, and at most a few chunks are in flight.
-                for chunk in _chunks(iter_index_passages(index_dir), batch_size):
-                    pending.append(([d for d, _, _ in chunk], pool.submit(embed, chunk)))
-                    drain(keep=nworkers)
-                drain(keep=0)
-            except BaseException:
-                for _, fut in pending:
-                    fut.cancel()
-                raise
+        with os.fdopen(fd, "wb") as f:
+            for ids, vecs in embed_stream(
+                model, iter_index_passages(index_dir), workers=nworkers, chunk=batch_size
+            ):
+                dim = vecs.shape[1]
+                f.write(vecs.astype("<f2").tobytes())
+                doc_ids.extend(ids)
+                if progress is not None:
+                    progress(len(doc_ids), total)
             f.flush()
             os.fsync(f.fileno())
         total = len(doc_ids)
@@ -215,6 +196,37 @@ def write_embeddings(
     }
     write_text(index_dir / META, json.dumps(meta, ensure_ascii=False))
     return meta
+
+
+def embed_stream(
+    model: Any,
+    records: Iterable[tuple[str, str, str]],
+    *,
+    workers: int | None = None,
+    chunk: int = EMBED_BATCH,
+) -> Iterator[tuple[list[str], np.ndarray]]:
+    """(doc_ids, float32 vectors) for consecutive chunks of (doc_id, title, text)
+    records, in input order. `workers` chunks are embedded at once (threads: ONNX
+    Runtime releases the GIL), and at most one more waits, so memory stays flat."""
+    nworkers = workers or embedding_workers(model)
+
+    def embed(part: list[tuple[str, str, str]]) -> np.ndarray:
+        return embed_texts(model, [passage_text(Passage(d, t, "", x)) for d, t, x in part])
+
+    with ThreadPoolExecutor(max_workers=nworkers) as pool:
+        pending: collections.deque[tuple[list[str], Future[np.ndarray]]] = collections.deque()
+        try:
+            for part in _chunks(iter(records), chunk):
+                pending.append(([d for d, _, _ in part], pool.submit(embed, part)))
+                while len(pending) > nworkers:
+                    ids, fut = pending.popleft()
+                    yield ids, fut.result()
+            while pending:
+                ids, fut = pending.popleft()
+                yield ids, fut.result()
+        finally:
+            for _, fut in pending:
+                fut.cancel()
 
 
 def _chunks(
