@@ -201,6 +201,8 @@ def test_hyde_changes_what_a_scim_family_loop_retrieves(bm25_vec):
     assert fake.prompts and q in fake.prompts[0]
     hyde_ids = answer.iterations[0].new_doc_ids
     assert hyde_ids != plain_ids
+    traced = [e for e in answer.trace if e.get("kind") == "hyde"]
+    assert traced and traced[0]["hypothesis"] == fake.text
     for p in answer.passages:  # the hypothesis is a query vector, never evidence
         assert p.text == bm25_vec.get(p.doc_id).text and p.text != fake.text
 

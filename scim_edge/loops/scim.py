@@ -214,6 +214,8 @@ class ScimFamilyLoop:
                 Retrieved(t, formulation.mode, list(formulation.queries), added, run.doc_ids,
                           ms_since(t0))
             )  # fmt: skip
+            if search.last_hypothesis:  # HyDE: a query vector only, never evidence
+                run.trace.append({"kind": "hyde", "t": t, "hypothesis": search.last_hypothesis})
             if not run.passages or not tu.content_words(question):
                 # nothing retrieved, or a question of stopwords only: no passage can support it
                 rec = run.record(t, formulation.mode, formulation.queries, added, "",
