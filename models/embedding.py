@@ -92,6 +92,11 @@ class EmbeddingModel:
             )
         if provider not in (None, "cpu", "cuda"):
             raise ModelError(f"unknown provider {provider!r} (use cpu or cuda)")
+        if provider == "cuda" and not cuda_available():
+            raise ModelError(
+                "the CUDA provider is not available",
+                hint="pip install 'scim-edge[gpu]' where a GPU is visible",
+            )
         if provider is None:
             provider = (
                 "cuda" if variant != "int8" and "fp32" in have and cuda_available() else "cpu"

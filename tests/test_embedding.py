@@ -139,3 +139,20 @@ def test_a_missing_variant_is_a_one_line_error(minilm):
     with pytest.raises(ModelError) as e:
         EmbeddingModel.load(minilm["dir"], variant="fp16")
     assert "\n" not in e.value.one_line()
+
+
+def test_cuda_is_probed_first_so_a_cpu_machine_prints_nothing(minilm, capfd):
+    from models.seq2seq import cuda_available
+    from scim_edge.errors import ModelError
+
+    model = EmbeddingModel.load(minilm["dir"])
+    model.embed(["probe"])
+    if not cuda_available():
+        assert model.provider == "cpu"
+        with pytest.raises(ModelError) as e:
+            EmbeddingModel.load(minilm["dir"], provider="cuda")
+        assert "CUDA" in e.value.one_line()
+    else:  # a GPU box: fp32 on CUDA
+        assert (model.provider, model.variant) == ("cuda", "fp32")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""
