@@ -369,3 +369,18 @@ def test_adding_vectors_needs_an_index_and_a_model(minilm, demo_index, tmp_path,
     assert _snapshot(out) == before
     rc = main(["build-index", "--out", str(out)])  # neither a dump nor --embeddings
     assert rc == 2 and "dump" in capsys.readouterr().err
+
+
+def test_embedding_progress_off_a_terminal_prints_plain_lines():
+    import io
+
+    from scim_edge.commands.build_index import EmbeddingProgress
+
+    stream = io.StringIO()
+    with EmbeddingProgress(stream, every=3600) as bar:
+        bar(512, 1024)  # within `every` of the start: quiet
+        assert stream.getvalue() == ""
+        bar(1024, 1024)  # the last report always shows
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1
+    assert "1,024/1,024 passages" in lines[0] and "passages/s" in lines[0]

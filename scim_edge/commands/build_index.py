@@ -170,6 +170,7 @@ class EmbeddingProgress:
         self._last = self._t0
         self._bar: Any = None
         self._task: Any = None
+        self.base_done = 0  # passages already embedded when the clock started
 
     def __enter__(self) -> EmbeddingProgress:
         self._t0 = self._last = time.monotonic()
@@ -208,19 +209,31 @@ class EmbeddingProgress:
         return time.monotonic() - self._t0
 
     def __call__(self, done: int, total: int) -> None:
-        rate = f"{done / max(self.elapsed(), 1e-9):,.0f} passages/s"
+        fresh = done - self.base_done
+        rate = f"{fresh / max(self.elapsed(), 1e-9):,.0f} passages/s" if fresh > 0 else ""
         if self._bar is not None:
             if self._task is None:
                 self._task = self._bar.add_task("embed", total=total, rate=rate)
             self._bar.update(self._task, completed=done, total=total, rate=rate)
             return
         now = time.monotonic()
-        if now - self._last >= self.every or (done == total and not self.tty):
+        if now - self._last >= self.every or done >= total:
             self._last = now
             self.stream.write(f"build-index: embedded {done:,}/{total:,} passages, {rate}\n")
             self.stream.flush()
 
 
+_build_bar: EmbeddingProgress | None = None
+
+
 def _embedding_progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rembedding passages {done}/{total}")
-    sys.stderr.flush()
+    """The embedding pass of a build from a dump: the same bar, started on its first
+    report and closed on its last."""
+    global _build_bar
+    if _build_bar is None:
+        _build_bar = EmbeddingProgress(sys.stderr).__enter__()
+        _build_bar.base_done = done  # the clock starts at the first report
+    _build_bar(done, total)
+    if done >= total:
+        _build_bar.__exit__(None, None, None)
+        _build_bar = None
