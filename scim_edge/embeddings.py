@@ -68,6 +68,8 @@ def load_embedding_model(
 
     path = resolve_model(wanted, "embedding") if wanted else default_model("embedding")
     if path is None:
+        path = _index_model_dir(engine)  # the model that made the index's own vectors
+    if path is None:
         raise ModelError(
             "no embedding model is installed",
             hint="install all-MiniLM-L6-v2 with `scim-edge models` (see --help)",
@@ -78,6 +80,20 @@ def load_embedding_model(
     if extras is not None:
         extras[key] = found
     return found
+
+
+def _index_model_dir(engine: Any | None) -> Path | None:
+    """The directory of the model that wrote the engine's index vectors, if it is still
+    there (an index carried with its model outside the store)."""
+    index_dir = index_dir_of(getattr(engine, "retriever", None))
+    if index_dir is None or not (index_dir / META).is_file():
+        return None
+    try:
+        meta = json.loads((index_dir / META).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    found = Path(str(meta.get("model_path") or ""))
+    return found if (found / "manifest.json").is_file() else None
 
 
 def available_variant(model_dir: Path, variant: str | None) -> str | None:

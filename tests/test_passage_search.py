@@ -247,3 +247,10 @@ def test_vectors_in_the_fixture_are_unit_length(vec_sample):
         meta["count"], meta["dim"]
     )
     assert np.allclose(np.linalg.norm(m.astype(np.float32), axis=1), 1.0, atol=1e-2)
+
+
+def test_the_embedding_reranker_falls_back_to_the_model_that_made_the_vectors(bm25_vec):
+    # nothing installed in this home: the index's own vector model serves the reranker
+    engine = engine_for(bm25_vec, loop="standard", retriever="bm25", reranker="embedding")
+    loop = ScimFamilyLoop("standard", engine.settings, engine)
+    assert loop.bindings()["reranker"] == "embedding:all-MiniLM-L6-v2"
