@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import sys
 import time
 from pathlib import Path
@@ -233,6 +234,8 @@ def _embedding_progress(done: int, total: int) -> None:
     if _build_bar is None:
         _build_bar = EmbeddingProgress(sys.stderr).__enter__()
         _build_bar.base_done = done  # the clock starts at the first report
+        # an interrupted build must still give the terminal its cursor back
+        atexit.register(_build_bar.__exit__, None, None, None)
     _build_bar(done, total)
     if done >= total:
         _build_bar.__exit__(None, None, None)
