@@ -1,7 +1,9 @@
-"""Retrieval quality of the BM25 index (issue 2, part 6).
+"""Retrieval quality of the index, through the pipeline every loop uses.
 
     python benchmarks/recall.py                 # builds enwiki-sample into a temp dir
     python benchmarks/recall.py --index DIR     # an index already built from it
+    python benchmarks/recall.py --index DIR --retriever hybrid [--reranker embedding]
+                                                # vectors: an index with --embeddings
 
 For every answerable question of ../shared/data/qa-dev.jsonl (non-empty `answers`), it
 searches the question text as a user would type it and counts a hit at k when a passage of a
@@ -31,6 +33,8 @@ def main() -> int:
     ap.add_argument("--index", type=Path, help="index dir built from enwiki-sample.xml.bz2")
     ap.add_argument("--qa", type=Path, default=DATA / "qa-dev.jsonl")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--retriever", default="bm25", help="auto | bm25 | vector | hybrid")
+    ap.add_argument("--reranker", default="none", help="none | hybrid | embedding")
     a = ap.parse_args()
 
     from index_builder.build import build_index
@@ -40,7 +44,14 @@ def main() -> int:
     if index is None:
         index = Path(tempfile.mkdtemp(prefix="recall-")) / "enwiki-sample"
         build_index(DATA / "enwiki-sample.xml.bz2", index)
-    retriever = BM25Retriever.open(index)
+    from scim_edge.engine import Engine
+    from scim_edge.passage_search import make_passage_search
+    from scim_edge.settings import Settings
+
+    bm25 = BM25Retriever.open(index)
+    settings = Settings(retriever=a.retriever, reranker=a.reranker, model="extractive")
+    engine = Engine(settings, bm25, generator=None, index_name=index.name)  # type: ignore[arg-type]
+    search = make_passage_search(settings, engine)
     questions = [json.loads(x) for x in a.qa.read_text(encoding="utf-8").splitlines() if x]
     answerable = [q for q in questions if q["answers"]]
     hits: dict[int, int] = {5: 0, 20: 0}
@@ -48,7 +59,7 @@ def main() -> int:
     misses = []
     t0 = time.perf_counter()
     for q in answerable:
-        titles = [p.title for p in retriever.search(q["question"], 20)]
+        titles = [p.title for p in search.retrieve(q["question"], [q["question"]], 20, set())]
         gold = set(q["titles"])
         at5 = any(t in gold for t in titles[:5])
         at20 = any(t in gold for t in titles)
@@ -66,6 +77,7 @@ def main() -> int:
     result = {
         "benchmark": "recall",
         "index": str(index),
+        "bindings": search.bindings(),
         "questions": len(questions),
         "answerable": n,
         "recall_at_5": round(hits[5] / n, 4),
@@ -79,8 +91,8 @@ def main() -> int:
             for k, v in sorted(by_type.items())
         },  # fmt: skip
         "mean_search_ms": round(ms, 2),
-        "field_boosts": retriever.boosts,
-        "analyzer": retriever.analyzer_name,
+        "field_boosts": bm25.boosts,
+        "analyzer": bm25.analyzer_name,
         "misses_at_5": misses,
     }
     a.out.parent.mkdir(parents=True, exist_ok=True)

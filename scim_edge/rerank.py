@@ -1,6 +1,6 @@
-"""Rerankers for the critic loop's optional reranker slot.
+"""Rerankers for every loop's optional reranker slot.
 
-A reranker reorders the retriever's candidates (the top `candidates` = 50 BM25 hits) by
+A reranker reorders the retriever's candidates (the top `candidates` = 50 hits) by
 how well each one fits the user's *original* question, then keeps the top k. Rewritten
 queries only fetch candidates; they never decide the order (contract 2).
 
@@ -15,11 +15,17 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+from scim_edge.embeddings import (
+    embed_query,
+    embed_texts,
+    load_embedding_model,
+    passage_text,
+    stored_embeddings,
+)
 from scim_edge.types import Passage
 
 if TYPE_CHECKING:
@@ -30,11 +36,6 @@ class Reranker(Protocol):
     name: str
 
     def rerank(self, question: str, passages: Sequence[Passage], k: int) -> list[Passage]: ...
-
-
-def passage_text(p: Passage) -> str:
-    """What gets embedded for a passage: its title gives the text its subject."""
-    return f"{p.title}. {p.text}" if p.title else p.text
 
 
 class EmbeddingReranker:
@@ -49,7 +50,7 @@ class EmbeddingReranker:
     ) -> None:
         self.model = model
         self.name = f"embedding:{model_name}"
-        self.stored = stored  # vector_index.Embeddings of the same model, or None
+        self.stored = stored  # embeddings.Embeddings of the same model, or None
 
     def vectors(self, passages: Sequence[Passage]) -> np.ndarray:
         out = np.zeros((len(passages), 0), dtype=np.float32)
@@ -63,9 +64,7 @@ class EmbeddingReranker:
                     rows[i] = np.asarray(self.stored.matrix[r], dtype=np.float32)
             todo = [i for i in todo if i not in rows]
         if todo:
-            fresh = np.asarray(
-                self.model.embed([passage_text(passages[i]) for i in todo]), dtype=np.float32
-            )
+            fresh = embed_texts(self.model, [passage_text(passages[i]) for i in todo])
             rows.update(zip(todo, fresh, strict=True))
         if rows:
             out = np.stack([rows[i] for i in range(len(passages))])
@@ -74,7 +73,7 @@ class EmbeddingReranker:
     def scores(self, question: str, passages: Sequence[Passage]) -> np.ndarray:
         if not passages:
             return np.zeros(0, dtype=np.float32)
-        q = np.asarray(self.model.embed([question]), dtype=np.float32)[0]
+        q = embed_query(self.model, question)
         return self.vectors(passages) @ q
 
     def rerank(self, question: str, passages: Sequence[Passage], k: int) -> list[Passage]:
@@ -97,54 +96,6 @@ class HybridReranker:
         return [dataclasses.replace(p, score=s) for s, _, p in scored[:k]]
 
 
-def load_embedding_model(
-    settings: Settings, engine: Any | None = None, name: str | None = None
-) -> tuple[Any, str]:
-    """The installed embedding model (Settings.embedding_model, or the default one).
-
-    Cached in `engine.extras` so the reranker and the vector retriever share one ONNX
-    session per process."""
-    from scim_edge.errors import ModelError
-
-    wanted = name or settings.embedding_model
-    extras = getattr(engine, "extras", None)
-    key = f"embedding:{wanted or ''}"
-    if extras is not None and key in extras:
-        return extras[key]
-    from models.embedding import EmbeddingModel
-    from models.store import default_model, resolve_model
-
-    path = resolve_model(wanted, "embedding") if wanted else default_model("embedding")
-    if path is None:
-        raise ModelError(
-            "no embedding model is installed",
-            hint="install all-MiniLM-L6-v2 with `scim-edge models` (see --help)",
-        )
-    path = Path(getattr(path, "path", path))
-    model = EmbeddingModel.load(path)
-    found = (model, str(getattr(model, "name", "") or path.name))
-    if extras is not None:
-        extras[key] = found
-    return found
-
-
-def stored_embeddings(engine: Any | None, model_name: str) -> Any | None:
-    """The index's stored passage embeddings when the same model made them, else None."""
-    index_dir = getattr(getattr(engine, "retriever", None), "index_dir", None)
-    if index_dir is None:
-        return None
-    from scim_edge.vector_index import has_embeddings, open_embeddings
-
-    path = Path(index_dir)
-    if not has_embeddings(path):
-        return None
-    try:
-        emb = open_embeddings(path)
-    except Exception:  # noqa: BLE001 - a broken store only means "embed afresh"
-        return None
-    return emb if emb.model == model_name else None
-
-
 def make_reranker(settings: Settings, engine: Any | None = None) -> Reranker | None:
     """The reranker Settings name; None for `none`, which costs nothing."""
     if settings.reranker == "none":
@@ -153,7 +104,22 @@ def make_reranker(settings: Settings, engine: Any | None = None) -> Reranker | N
         return HybridReranker()
     if settings.reranker == "embedding":
         model, name = load_embedding_model(settings, engine)
-        return EmbeddingReranker(model, name, stored_embeddings(engine, name))
+        stored = stored_embeddings(engine, name)
+        if stored is not None and stored.variant not in (None, getattr(model, "variant", None)):
+            # Embed the question the way the stored rows were embedded, when installed.
+            model, name = load_embedding_model(settings, engine, variant=stored.variant)
+        return EmbeddingReranker(model, name, stored)
     from scim_edge.errors import ConfigError
 
     raise ConfigError(f"unknown reranker '{settings.reranker}' (choose none, hybrid, embedding)")
+
+
+__all__ = [
+    "EmbeddingReranker",
+    "HybridReranker",
+    "Reranker",
+    "load_embedding_model",  # re-exported: it lives in scim_edge.embeddings
+    "make_reranker",
+    "passage_text",
+    "stored_embeddings",
+]

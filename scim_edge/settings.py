@@ -50,7 +50,9 @@ PROFILES: dict[str, dict[str, Any]] = {
 LOOPS = ("scim", "simrag", "standard", "iter-retgen", "fixed-1", "fixed-2", "fixed-3", "single-dim")
 CRITICS = ("trained", "heuristic", "model")
 QUALITY_MODES = ("paper", "learned")
-RETRIEVERS = ("bm25", "vector", "hybrid")
+# "auto": hybrid (BM25 + MiniLM, fused by reciprocal rank) when the index has passage
+# embeddings and their model is installed, BM25 otherwise (scim_edge.passage_search).
+RETRIEVERS = ("auto", "bm25", "vector", "hybrid")
 RERANKERS = ("none", "hybrid", "embedding")
 REWRITERS = ("none", "keyword", "model")
 
@@ -80,7 +82,7 @@ class Settings:
     k1: int = 3
     k2: int = 2
     candidates: int = 50
-    retriever: str = "bm25"
+    retriever: str = "auto"
     reranker: str = "none"
     rewriter: str = "none"
     hyde: bool = False

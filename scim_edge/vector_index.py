@@ -1,12 +1,20 @@
 """Passage embeddings beside a BM25 index, and the vector / hybrid retrievers over them.
 
-Storage (written by `build-index … --embeddings MODEL`):
+Storage (written by `build-index … --embeddings MODEL`, or added to an existing index by
+`build-index --embeddings MODEL --name NAME` without a dump; read by
+`scim_edge.embeddings`):
 - `embeddings.f16`: one flat little-endian float16 matrix, `count` rows × `dim` columns,
   row i = the L2-normalised embedding of passage `doc_ids[i]`. Memory-mapped at query
   time, so opening costs nothing and the OS pages in only what a scan touches; float16
   halves the disk and page-cache footprint of float32 at no ranking cost worth noting.
-- `embeddings.json`: model name, dim, count, dtype and the doc_id order. It is written
-  last, so a half-written matrix is never picked up.
+- `embeddings.json`: model name and variant (fp32 | int8), dim, count, dtype and the
+  doc_id order. It is written last, so a half-written matrix is never picked up.
+
+Writing is built for Wikipedia scale: passages stream from the index in chunks, each
+chunk is embedded with token-length buckets (see `models.embedding`) by one worker thread
+per core on the CPU (ONNX Runtime releases the GIL, and one single-threaded session run
+per core beats one run spread over the cores for a model this small) or by the GPU, and
+chunks are written in index order as they finish.
 
 Retrievers keep the BM25 retriever's interface `search(query, k, exclude_ids)`:
 - `VectorRetriever`: exact cosine scan (matrix · query) in chunks; passage text comes
@@ -19,25 +27,38 @@ Retrievers keep the BM25 retriever's interface `search(query, k, exclude_ids)`:
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scim_edge.embeddings import (
+    MATRIX,
+    META,
+    Embeddings,
+    embed_query,
+    embed_texts,
+    has_embeddings,
+    index_dir_of,
+    load_embedding_model,
+    open_embeddings,
+    passage_text,
+)
 from scim_edge.errors import ConfigError, IndexError_, ModelError, UserError
 from scim_edge.types import Passage
 
 if TYPE_CHECKING:
     from scim_edge.settings import Settings
 
-MATRIX = "embeddings.f16"
-META = "embeddings.json"
-EMBED_BATCH = 512  # texts per embed() call: it sorts them by length, so less padding
+EMBED_BATCH = 512  # texts per chunk: embed() buckets them by token count, so little padding
 SCAN_CHUNK = 65536
 RRF_K = 60  # the constant of Cormack et al.'s reciprocal rank fusion
 HYDE_PROMPT = "Write a short encyclopedia passage that answers the question: {question}"
@@ -92,6 +113,29 @@ def _tantivy_dir(index_dir: Path) -> Path:
     raise IndexError_(f"{index_dir} holds no passage index")
 
 
+def embedding_workers(model: Any) -> int:
+    """Threads that embed at once: one per usable core on the CPU, one on a GPU."""
+    if getattr(model, "provider", "cpu") != "cpu":
+        return 1
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def load_writer_model(model_path: Path | str) -> Any:
+    """The embedding model for writing vectors: single-threaded sessions on the CPU (the
+    writer runs one per core), CUDA when it can load. A one-line error if it cannot."""
+    from models.embedding import EmbeddingModel
+
+    try:
+        return EmbeddingModel.load(model_path, threads=1)  # a directory or a store name
+    except UserError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any load failure is the user's model dir
+        raise ModelError(f"cannot load embedding model {model_path}: {e}") from None
+
+
 def write_embeddings(
     index_dir: Path | str,
     model_path: Path | str,
@@ -99,49 +143,36 @@ def write_embeddings(
     *,
     model_name: str | None = None,
     batch_size: int = EMBED_BATCH,
+    model: Any | None = None,
+    workers: int | None = None,
 ) -> dict[str, Any]:
     """Embed every passage of the index with the embedding model `model_path` (a model
     directory or an installed model's name) and store the float16 matrix and its JSON
     description beside the index. Returns the description.
 
-    `build-index … --embeddings MODEL` calls this after the BM25 index is built."""
-    from models.embedding import EmbeddingModel
+    `build-index … --embeddings MODEL` calls this after the BM25 index is built (inside
+    its temporary directory); `add_embeddings` calls it for an index that exists."""
     from scim_edge.atomic import write_text
-    from scim_edge.rerank import passage_text
 
     index_dir = Path(index_dir)
-    try:
-        model = EmbeddingModel.load(model_path)  # a directory or an installed model's name
-    except UserError:
-        raise
-    except Exception as e:  # noqa: BLE001 - any load failure is the user's model dir
-        raise ModelError(f"cannot load embedding model {model_path}: {e}") from None
+    if model is None:
+        model = load_writer_model(model_path)
+    nworkers = workers or embedding_workers(model)
     total = count_index_passages(index_dir)
     doc_ids: list[str] = []
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".f16", dir=index_dir)
     dim = 0
+
     try:
         with os.fdopen(fd, "wb") as f:
-            batch: list[tuple[str, str, str]] = []
-
-            def flush() -> None:
-                nonlocal dim
-                texts = [passage_text(Passage(d, t, "", x)) for d, t, x in batch]
-                vecs = np.asarray(model.embed(texts), dtype=np.float32)
+            for ids, vecs in embed_stream(
+                model, iter_index_passages(index_dir), workers=nworkers, chunk=batch_size
+            ):
                 dim = vecs.shape[1]
                 f.write(vecs.astype("<f2").tobytes())
-                doc_ids.extend(d for d, _, _ in batch)
-                batch.clear()
+                doc_ids.extend(ids)
                 if progress is not None:
                     progress(len(doc_ids), total)
-
-            # Streamed in batches: a large index never sits in memory as text.
-            for record in iter_index_passages(index_dir):
-                batch.append(record)
-                if len(batch) == batch_size:
-                    flush()
-            if batch:
-                flush()
             f.flush()
             os.fsync(f.fileno())
         total = len(doc_ids)
@@ -156,6 +187,7 @@ def write_embeddings(
     meta = {
         "model": model_name or str(getattr(model, "name", "") or path.name),
         "model_path": str(path.resolve()),
+        "variant": str(getattr(model, "variant", "") or "fp32"),
         "dim": dim,
         "count": total,
         "dtype": "float16",
@@ -166,49 +198,107 @@ def write_embeddings(
     return meta
 
 
-# ---- reading ------------------------------------------------------------------------
+def embed_stream(
+    model: Any,
+    records: Iterable[tuple[str, str, str]],
+    *,
+    workers: int | None = None,
+    chunk: int = EMBED_BATCH,
+) -> Iterator[tuple[list[str], np.ndarray]]:
+    """(doc_ids, float32 vectors) for consecutive chunks of (doc_id, title, text)
+    records, in input order. `workers` chunks are embedded at once (threads: ONNX
+    Runtime releases the GIL), and at most one more waits, so memory stays flat."""
+    nworkers = workers or embedding_workers(model)
+
+    def embed(part: list[tuple[str, str, str]]) -> np.ndarray:
+        return embed_texts(model, [passage_text(Passage(d, t, "", x)) for d, t, x in part])
+
+    with ThreadPoolExecutor(max_workers=nworkers) as pool:
+        pending: collections.deque[tuple[list[str], Future[np.ndarray]]] = collections.deque()
+        try:
+            for part in _chunks(iter(records), chunk):
+                pending.append(([d for d, _, _ in part], pool.submit(embed, part)))
+                while len(pending) > nworkers:
+                    ids, fut = pending.popleft()
+                    yield ids, fut.result()
+            while pending:
+                ids, fut = pending.popleft()
+                yield ids, fut.result()
+        finally:
+            for _, fut in pending:
+                fut.cancel()
 
 
-@dataclasses.dataclass
-class Embeddings:
-    meta: dict[str, Any]
-    matrix: np.ndarray  # memory-mapped (count, dim) float16
-    doc_ids: list[str]
-    row_of: dict[str, int]
-
-    @property
-    def model(self) -> str:
-        return str(self.meta.get("model", ""))
-
-
-def has_embeddings(index_dir: Path) -> bool:
-    return (index_dir / META).exists() and (index_dir / MATRIX).exists()
+def _chunks(
+    records: Iterator[tuple[str, str, str]], size: int
+) -> Iterator[list[tuple[str, str, str]]]:
+    chunk: list[tuple[str, str, str]] = []
+    for record in records:
+        chunk.append(record)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
-def open_embeddings(index_dir: Path) -> Embeddings:
-    if not has_embeddings(index_dir):
-        raise IndexError_(
-            f"index {index_dir.name} has no passage embeddings; "
-            "rebuild it with `scim-edge build-index … --embeddings MODEL`"
-        )
+def add_embeddings(
+    index_dir: Path | str,
+    model_path: Path | str,
+    progress: Progress | None = None,
+    *,
+    model_name: str | None = None,
+) -> dict[str, Any]:
+    """Add (or replace) the passage embeddings of an index that already exists, without
+    the dump: the passages are read back from the index itself.
+
+    Atomic: the new index is a hidden sibling made of hard links to the old one's files
+    (no copy of the BM25 index), the matrix, its description and the manifest are
+    written there, and the two directories are swapped in one step. An interrupted or
+    failed add removes the sibling and leaves the index as it was."""
+    from scim_edge.atomic import atomic_dir, write_text
+
+    index_dir = Path(index_dir)
+    manifest_path = index_dir / "manifest.json"
+    if not manifest_path.is_file():
+        raise IndexError_(f"{index_dir} is not a scim-edge index (no manifest.json)")
     try:
-        meta = json.loads((index_dir / META).read_text(encoding="utf-8"))
-        count, dim = int(meta["count"]), int(meta["dim"])
-        doc_ids = [str(d) for d in meta["doc_ids"]]
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        raise IndexError_(
-            f"{index_dir / META} is unreadable ({e}); rebuild the embeddings"
-        ) from None
-    size = (index_dir / MATRIX).stat().st_size
-    if len(doc_ids) != count or size != count * dim * 2:
-        raise IndexError_(
-            f"{index_dir / MATRIX} does not match {META} (truncated?); rebuild the embeddings"
-        )
-    if count == 0:
-        matrix = np.zeros((0, dim), dtype="<f2")
-    else:
-        matrix = np.memmap(index_dir / MATRIX, dtype="<f2", mode="r", shape=(count, dim))
-    return Embeddings(meta, matrix, doc_ids, {d: i for i, d in enumerate(doc_ids)})
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise IndexError_(f"{manifest_path} is unreadable ({e}); rebuild the index") from None
+    model = load_writer_model(model_path)  # a bad model fails before anything is made
+    with atomic_dir(index_dir, force=True, what="index") as tmp:
+        _link_tree(index_dir, tmp)
+        meta = write_embeddings(tmp, model_path, progress, model_name=model_name, model=model)
+        manifest["embeddings"] = {
+            k: meta[k] for k in ("model", "variant", "dim", "count") if k in meta
+        }
+        write_text(tmp / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    return meta
+
+
+def _link_tree(src: Path, dst: Path) -> None:
+    """Hard links to every file of `src` under `dst` (copies where links are refused).
+    Files are only ever replaced by rename, never written in place, so a link shares
+    nothing that can change under the old index."""
+    from scim_edge.atomic import is_hidden_temp
+
+    def link(a: str, b: str) -> None:
+        try:
+            os.link(a, b)
+        except OSError:
+            shutil.copy2(a, b)
+
+    for child in src.iterdir():
+        if is_hidden_temp(child.name) or child.name in (MATRIX, META):
+            continue
+        if child.is_dir():
+            shutil.copytree(child, dst / child.name, copy_function=link)
+        else:
+            link(str(child), str(dst / child.name))
+
+
+# ---- searching ----------------------------------------------------------------------
 
 
 def top_rows(
@@ -271,7 +361,7 @@ class VectorRetriever:
             if hypothesis:
                 self.last_hypothesis = hypothesis
                 text = hypothesis
-        return np.asarray(self.model.embed([text]), dtype=np.float32)[0]
+        return embed_query(self.model, text)
 
     def search(self, query: str, k: int, exclude_ids: Collection[str] = ()) -> list[Passage]:
         vec = self.query_vector(query)
@@ -329,19 +419,17 @@ class HybridRetriever:
 
 
 def _index_dir_of(settings: Settings, bm25: Any) -> Path:
-    for attr in ("index_dir", "path", "directory"):
-        value = getattr(bm25, attr, None)
-        if value:
-            return Path(value)
+    found = index_dir_of(bm25)
+    if found is not None:
+        return found
     from scim_edge.retrieval import resolve_index_dir
 
     return Path(resolve_index_dir(settings))
 
 
 def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None) -> Any:
-    """The model that made the stored vectors: queries must live in the same space."""
-    from scim_edge.rerank import load_embedding_model
-
+    """The model that made the stored vectors: queries must live in the same space (and,
+    where installed, the same variant: int8 queries for int8 rows)."""
     wanted = settings.embedding_model
     if wanted and wanted != emb.model and Path(wanted).name != emb.model:
         raise ConfigError(
@@ -349,11 +437,13 @@ def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None
             "rebuild them or drop --embedding-model"
         )
     extras = getattr(engine, "extras", None)
-    key = f"embedding-path:{emb.meta.get('model_path', '')}"
+    key = f"embedding-path:{emb.meta.get('model_path', '')}:{emb.variant or ''}"
     if extras is not None and key in extras:
         return extras[key]
     try:
-        model, _ = load_embedding_model(settings, engine, name=wanted or emb.model)
+        model, _ = load_embedding_model(
+            settings, engine, name=wanted or emb.model, variant=emb.variant
+        )
     except (UserError, LookupError, FileNotFoundError, ImportError):
         path = Path(str(emb.meta.get("model_path", "")))
         if not (path.is_dir() and path.exists()):
@@ -361,8 +451,9 @@ def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None
                 f"the embedding model '{emb.model}' that built this index is not installed"
             ) from None
         from models.embedding import EmbeddingModel
+        from scim_edge.embeddings import available_variant
 
-        model = EmbeddingModel.load(path)
+        model = EmbeddingModel.load(path, variant=available_variant(path, emb.variant))
     if extras is not None:
         extras[key] = model
     return model
@@ -390,29 +481,57 @@ def make_hyde(settings: Settings, engine: Any | None) -> Callable[[str], str]:
 
 
 def make_retriever(settings: Settings, bm25: Any, engine: Any | None = None) -> Any:
-    """The retriever `--retriever` names, over the BM25 retriever already open.
+    """The retriever `--retriever` names, over the BM25 retriever already open."""
+    return resolve_retriever(settings, bm25, engine)[0]
+
+
+def resolve_retriever(settings: Settings, bm25: Any, engine: Any | None = None) -> tuple[Any, str]:
+    """The retriever `--retriever` names, over the BM25 retriever already open, and a
+    note saying what `auto` chose and why ("" for an explicit choice).
 
     `bm25` costs nothing extra; `vector` and `hybrid` need the index's embeddings (a
-    one-line error says how to add them); `--hyde` needs vector retrieval."""
+    one-line error says how to add them); `auto` is hybrid when they can be used, else
+    BM25; `--hyde` needs vector retrieval."""
     if isinstance(bm25, VectorRetriever | HybridRetriever):
-        return bm25
+        return bm25, ""
     kind = settings.retriever
+    note = ""
+    if kind == "auto":
+        why = _vectors_unusable(settings, bm25, engine)
+        if why:
+            if settings.hyde:
+                raise ConfigError(f"--hyde needs passage embeddings, and {why}")
+            return bm25, f"auto: bm25, because {why}"
+        kind, note = "hybrid", "auto: hybrid, because the index has passage embeddings"
     if kind == "bm25":
         if settings.hyde:
             raise ConfigError("--hyde works only with --retriever vector or hybrid")
-        return bm25
+        return bm25, note
     if kind not in ("vector", "hybrid"):
-        raise ConfigError(f"unknown retriever '{kind}' (choose bm25, vector, hybrid)")
+        raise ConfigError(f"unknown retriever '{kind}' (choose auto, bm25, vector, hybrid)")
     index_dir = _index_dir_of(settings, bm25)
     if not has_embeddings(index_dir):
         raise IndexError_(
             f"--retriever {kind} needs passage embeddings, and index {index_dir.name} has none; "
-            "rebuild it with `scim-edge build-index … --embeddings MODEL`"
+            f"add them with `scim-edge build-index --embeddings MODEL --name {index_dir.name}`"
         )
     emb = open_embeddings(index_dir)
     model = _embedding_model_for(emb, settings, engine)
     hyde = make_hyde(settings, engine) if settings.hyde else None
     vector = VectorRetriever(emb, model, bm25, hyde=hyde)
     if kind == "vector":
-        return vector
-    return HybridRetriever(bm25, vector, candidates=settings.candidates)
+        return vector, note
+    return HybridRetriever(bm25, vector, candidates=settings.candidates), note
+
+
+def _vectors_unusable(settings: Settings, bm25: Any, engine: Any | None) -> str:
+    """Why `auto` cannot use vectors over this index ("" when it can)."""
+    index_dir = index_dir_of(bm25)
+    if index_dir is None or not has_embeddings(index_dir):
+        return "the index has no passage embeddings"
+    try:
+        emb = open_embeddings(index_dir)
+        _embedding_model_for(emb, settings, engine)
+    except UserError as e:
+        return " ".join(str(e).split())
+    return ""

@@ -51,7 +51,7 @@ def minilm(tmp_path_factory):
 
 @pytest.mark.slow
 def test_cosines_match_sentence_transformers(minilm):
-    model = EmbeddingModel.load(minilm["dir"], threads=1)
+    model = EmbeddingModel.load(minilm["dir"], threads=1, variant="fp32")
     assert model.dim == 384 and model.name == "minilm" and model.max_seq_length == 256
     ours = model.embed(SENTENCES, batch_size=4)
     ref = minilm["st"].encode(SENTENCES, convert_to_numpy=True, batch_size=4)
@@ -72,7 +72,7 @@ def test_embedding_model_in_the_store(minilm, monkeypatch, capsys):
     assert main(["models", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [(m["name"], m["kind"], m["variants"]) for m in listed] == [
-        ("minilm", "embedding", ["fp32"])
+        ("minilm", "embedding", ["fp32", "int8"])
     ]
     model = EmbeddingModel.load("minilm")  # by store name
     assert model.embed([]).shape == (0, 384)
@@ -84,3 +84,75 @@ def test_embedding_model_in_the_store(minilm, monkeypatch, capsys):
 
     with pytest.raises(ModelError, match="embedding model, not seq2seq"):
         Seq2SeqModel.load(minilm["dir"])
+
+
+def test_int8_is_the_cpu_default_and_agrees_with_fp32(minilm):
+    """The export adds a fused, per-channel int8 graph; on the CPU it is what loads, and
+    its vectors stay close to fp32 (the bench reports the same on real passages)."""
+    fp32 = EmbeddingModel.load(minilm["dir"], threads=1, variant="fp32")
+    int8 = EmbeddingModel.load(minilm["dir"], threads=1)
+    assert (int8.variant, int8.provider) == ("int8", "cpu")
+    a, b = fp32.embed(SENTENCES), int8.embed(SENTENCES)
+    np.testing.assert_allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    cos = (a * b).sum(axis=1)
+    assert cos.min() > 0.97
+    # meaning survives quantisation: the paraphrase is still the nearest sentence
+    assert b[0] @ b[1] > b[0] @ b[3]
+    assert b[5] @ b[6] > b[5] @ b[4]
+
+
+def test_length_buckets_bound_rows_and_padded_tokens():
+    from models.embedding import length_buckets
+
+    lengths = [5, 300, 40, 41, 39, 7, 100, 8, 120]
+    batches = length_buckets(lengths, batch_size=3, batch_tokens=130)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    for b in batches:
+        assert len(b) <= 3
+        widest = max(lengths[i] for i in b)
+        assert len(b) * widest <= 130 or len(b) == 1  # an over-long row goes alone
+    # similar lengths share a batch: the 39-41 token rows go together
+    assert any({2, 3, 4} <= set(b) for b in batches)
+
+
+def test_bucketed_batches_do_not_change_a_vector(minilm):
+    """Exact in fp32. In int8 the activation scales are per batch (dynamic quantisation),
+    so a vector moves a little with its batch-mates, never far."""
+    fp32 = EmbeddingModel.load(minilm["dir"], threads=1, variant="fp32")
+    alone = np.stack([fp32.embed([s])[0] for s in SENTENCES])
+    for rows, tokens in ((64, 100_000), (3, 64)):
+        assert (
+            np.abs(fp32.embed(SENTENCES, batch_size=rows, batch_tokens=tokens) - alone).max() < 1e-4
+        )
+    int8 = EmbeddingModel.load(minilm["dir"], threads=1)
+    alone8 = np.stack([int8.embed([s])[0] for s in SENTENCES])
+    bucketed8 = int8.embed(SENTENCES)  # the default buckets: similar lengths together
+    assert (alone8 * bucketed8).sum(axis=1).min() > 0.96
+    # one batch mixing "" with a 256-token text is the worst case, still close
+    mixed8 = int8.embed(SENTENCES, batch_size=64, batch_tokens=100_000)
+    assert (alone8 * mixed8).sum(axis=1).min() > 0.95
+
+
+def test_a_missing_variant_is_a_one_line_error(minilm):
+    from scim_edge.errors import ModelError
+
+    with pytest.raises(ModelError) as e:
+        EmbeddingModel.load(minilm["dir"], variant="fp16")
+    assert "\n" not in e.value.one_line()
+
+
+def test_cuda_is_probed_first_so_a_cpu_machine_prints_nothing(minilm, capfd):
+    from models.seq2seq import cuda_available
+    from scim_edge.errors import ModelError
+
+    model = EmbeddingModel.load(minilm["dir"])
+    model.embed(["probe"])
+    if not cuda_available():
+        assert model.provider == "cpu"
+        with pytest.raises(ModelError) as e:
+            EmbeddingModel.load(minilm["dir"], provider="cuda")
+        assert "CUDA" in e.value.one_line()
+    else:  # a GPU box: fp32 on CUDA
+        assert (model.provider, model.variant) == ("cuda", "fp32")
+    out, err = capfd.readouterr()
+    assert out == "" and err == ""

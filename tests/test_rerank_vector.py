@@ -47,9 +47,10 @@ def minilm(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def model(minilm):
+    """fp32: exact cosines whatever the batch (int8's activation scales are per batch)."""
     from models.embedding import EmbeddingModel
 
-    return EmbeddingModel.load(minilm)
+    return EmbeddingModel.load(minilm, variant="fp32")
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +148,8 @@ def test_embeddings_are_a_flat_float16_matrix_beside_the_index(vec_index, bm25, 
     i = count // 2
     p = bm25.get(emb.doc_ids[i])
     direct = model.embed([passage_text(p)])[0]
-    assert float(np.asarray(emb.matrix[i], np.float32) @ direct) > 0.999
+    assert meta["variant"] == "int8"  # written with the CPU default
+    assert float(np.asarray(emb.matrix[i], np.float32) @ direct) > 0.98
 
 
 def test_truncated_embeddings_are_a_clear_error(vec_index, tmp_path):
@@ -195,7 +197,12 @@ def test_hybrid_retriever_fuses_bm25_and_vector(vec_index, bm25, model):
 
 
 def test_make_retriever_choices(vec_index, bm25, minilm, demo_index):
-    assert make_retriever(Settings(), bm25) is bm25
+    # auto (the default): hybrid over an index with vectors, BM25 over one without
+    assert Settings().retriever == "auto"
+    assert isinstance(make_retriever(Settings(), bm25), HybridRetriever)
+    assert make_retriever(Settings(), BM25Retriever.open(demo_index)).name == "demo"
+    # an explicit choice is kept
+    assert make_retriever(Settings(retriever="bm25"), bm25) is bm25
     assert isinstance(
         make_retriever(settings_for(minilm, retriever="vector"), bm25), VectorRetriever
     )
@@ -203,7 +210,9 @@ def test_make_retriever_choices(vec_index, bm25, minilm, demo_index):
         make_retriever(settings_for(minilm, retriever="hybrid"), bm25), HybridRetriever
     )
     with pytest.raises(ConfigError):
-        make_retriever(Settings(hyde=True), bm25)
+        make_retriever(Settings(retriever="bm25", hyde=True), bm25)
+    with pytest.raises(ConfigError):  # auto without vectors cannot serve HyDE
+        make_retriever(Settings(hyde=True), BM25Retriever.open(demo_index))
     # an index without embeddings: one line telling the user to rebuild with --embeddings
     plain = BM25Retriever.open(demo_index)
     with pytest.raises(IndexError_) as e:
@@ -292,3 +301,86 @@ def test_build_index_embeddings_flag_stores_vectors_inside_the_atomic_build(
     rc = main(["build-index", str(demo_dump_path()), "--out", str(bad), "--embeddings", "nope"])
     assert rc == 2 and not bad.exists()
     assert "nope" in capsys.readouterr().err
+
+
+# ---- adding vectors to an index that exists ------------------------------------------------
+
+
+def _snapshot(path: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()
+    }
+
+
+def test_build_index_embeddings_without_a_dump_adds_vectors_to_an_existing_index(
+    minilm, demo_index, tmp_path, capsys
+):
+    from scim_edge.cli import main
+
+    out = tmp_path / "idx"
+    shutil.copytree(demo_index, out)
+    assert not (out / META).exists()
+    before = _snapshot(out)
+    rc = main(["build-index", "--embeddings", str(minilm), "--out", str(out)])
+    assert rc == 0, capsys.readouterr().err
+    meta = json.loads((out / META).read_text())
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert meta["count"] == manifest["counts"]["passages"] == manifest["embeddings"]["count"]
+    assert manifest["embeddings"]["variant"] == "int8"
+    # the BM25 index itself is untouched, file for file
+    after = _snapshot(out)
+    for name, data in before.items():
+        if name != "manifest.json" and not name.startswith(".tantivy"):
+            assert after[name] == data, name
+    # and it serves hybrid retrieval at once
+    assert isinstance(make_retriever(Settings(), BM25Retriever.open(out)), HybridRetriever)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith((".tmp-", ".old-"))]
+
+
+def test_an_interrupted_add_leaves_the_index_as_it_was(minilm, demo_index, tmp_path):
+    from scim_edge.vector_index import add_embeddings
+
+    out = tmp_path / "idx"
+    shutil.copytree(demo_index, out)
+    before = _snapshot(out)
+
+    def interrupt(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        add_embeddings(out, minilm, progress=interrupt)
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx"]  # no temp dir left
+
+
+def test_adding_vectors_needs_an_index_and_a_model(minilm, demo_index, tmp_path, capsys):
+    from scim_edge.cli import main
+
+    rc = main(["build-index", "--embeddings", str(minilm), "--out", str(tmp_path / "none")])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert "no index" in err
+    out = tmp_path / "idx"
+    shutil.copytree(demo_index, out)
+    before = _snapshot(out)
+    rc = main(["build-index", "--embeddings", "nope", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert _snapshot(out) == before
+    rc = main(["build-index", "--out", str(out)])  # neither a dump nor --embeddings
+    assert rc == 2 and "dump" in capsys.readouterr().err
+
+
+def test_embedding_progress_off_a_terminal_prints_plain_lines():
+    import io
+
+    from scim_edge.commands.build_index import EmbeddingProgress
+
+    stream = io.StringIO()
+    with EmbeddingProgress(stream, every=3600) as bar:
+        bar(512, 1024)  # within `every` of the start: quiet
+        assert stream.getvalue() == ""
+        bar(1024, 1024)  # the last report always shows
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 1
+    assert "1,024/1,024 passages" in lines[0] and "passages/s" in lines[0]

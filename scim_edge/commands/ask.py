@@ -78,8 +78,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="N",
         help="new-token limit of critique generation",
     )
-    p.add_argument("--retriever", metavar="bm25|vector|hybrid", help="retriever (simrag)")
-    p.add_argument("--reranker", metavar="none|hybrid|embedding", help="reranker (simrag)")
+    p.add_argument(
+        "--retriever",
+        metavar="auto|bm25|vector|hybrid",
+        help="retriever, every loop (auto: hybrid when the index has vectors, else bm25)",
+    )
+    p.add_argument("--reranker", metavar="none|hybrid|embedding", help="reranker, every loop")
     p.add_argument("--rewriter", metavar="none|keyword|model", help="query rewriter (simrag)")
     p.add_argument(
         "--hyde",

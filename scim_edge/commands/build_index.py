@@ -6,7 +6,9 @@ continues from its last checkpoint (`index_builder.checkpoint`); `--restart` dis
 from __future__ import annotations
 
 import argparse
+import atexit
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the same command with --resume to continue it.",
     )
     p.add_argument(
-        "dump", metavar="DUMP", help="dump file (.xml, .xml.bz2 or .zim), or - for stdin"
+        "dump",
+        metavar="DUMP",
+        nargs="?",
+        help="dump file (.xml, .xml.bz2 or .zim), or - for stdin; omit it with --embeddings "
+        "to add vectors to an index that exists",
     )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", help="write the index to DIR")
@@ -79,7 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--embeddings",
         metavar="MODEL",
         help="also store passage embeddings made by this embedding model (installed name or "
-        "directory), for --retriever vector|hybrid",
+        "directory), for --retriever vector|hybrid; without DUMP, add them to the existing "
+        "index --name/--out, reading its passages (not the dump)",
     )
     p.set_defaults(func=run)
 
@@ -110,6 +117,10 @@ def run(args: argparse.Namespace) -> int:
     from index_builder.build import build_index
     from index_builder.progress import ProgressReporter, summary
 
+    if args.dump is None:
+        if not args.embeddings:
+            raise UserError("give a dump to build from (or --embeddings MODEL to add vectors)")
+        return add_vectors(target_dir(args.out, args.name), args.embeddings)
     words, tuning = _build_options(args)
     out = target_dir(args.out, args.name)
     check_target(out, args.force)
@@ -177,6 +188,110 @@ def _build_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     return words, tuning
 
 
+def add_vectors(out: Path, model: str) -> int:
+    """`build-index --embeddings MODEL --name NAME` without a dump: embed the passages of
+    the index that exists and add the vectors to it atomically (an interrupted add
+    leaves the index as it was)."""
+    from scim_edge.vector_index import add_embeddings
+
+    if not (out / "manifest.json").is_file():
+        raise UserError(
+            f"no index at {out} to add vectors to",
+            hint="build it first: scim-edge build-index DUMP --embeddings MODEL",
+        )
+    bar = EmbeddingProgress(sys.stderr)
+    try:
+        with bar:
+            meta = add_embeddings(out, model, progress=bar)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"scim-edge: interrupted; {out} was left as it was\n")
+        return 130
+    print(
+        f"embeddings: {meta['count']} x {meta['dim']} float16 ({meta['model']}, "
+        f"{meta.get('variant', 'fp32')}) added to {out} in {bar.elapsed():.1f} s, "
+        f"{meta['count'] / max(bar.elapsed(), 1e-9):.0f} passages/s"
+    )
+    return 0
+
+
+class EmbeddingProgress:
+    """A passages-embedded bar (rich.progress) on a terminal; off one, a plain line every
+    few seconds, as the build's own reporter does. Callable as progress(done, total)."""
+
+    def __init__(self, stream: Any, every: float = 5.0) -> None:
+        self.stream = stream
+        self.tty = bool(getattr(stream, "isatty", lambda: False)())
+        self.every = every
+        self._t0 = time.monotonic()
+        self._last = self._t0
+        self._bar: Any = None
+        self._task: Any = None
+        self.base_done = 0  # passages already embedded when the clock started
+
+    def __enter__(self) -> EmbeddingProgress:
+        self._t0 = self._last = time.monotonic()
+        if self.tty:
+            from rich.console import Console
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TaskProgressColumn,
+                TextColumn,
+                TimeElapsedColumn,
+                TimeRemainingColumn,
+            )
+
+            self._bar = Progress(
+                TextColumn("embedding passages"),
+                BarColumn(),
+                TaskProgressColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[rate]}"),
+                TimeElapsedColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=self.stream),
+                transient=False,
+            )
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self._t0
+
+    def __call__(self, done: int, total: int) -> None:
+        fresh = done - self.base_done
+        rate = f"{fresh / max(self.elapsed(), 1e-9):,.0f} passages/s" if fresh > 0 else ""
+        if self._bar is not None:
+            if self._task is None:
+                self._task = self._bar.add_task("embed", total=total, rate=rate)
+            self._bar.update(self._task, completed=done, total=total, rate=rate)
+            return
+        now = time.monotonic()
+        if now - self._last >= self.every or done >= total:
+            self._last = now
+            self.stream.write(f"build-index: embedded {done:,}/{total:,} passages, {rate}\n")
+            self.stream.flush()
+
+
+_build_bar: EmbeddingProgress | None = None
+
+
 def _embedding_progress(done: int, total: int) -> None:
-    sys.stderr.write(f"\rembedding passages {done}/{total}")
-    sys.stderr.flush()
+    """The embedding pass of a build from a dump: the same bar, started on its first
+    report and closed on its last."""
+    global _build_bar
+    if _build_bar is None:
+        _build_bar = EmbeddingProgress(sys.stderr).__enter__()
+        _build_bar.base_done = done  # the clock starts at the first report
+        # an interrupted build must still give the terminal its cursor back
+        atexit.register(_build_bar.__exit__, None, None, None)
+    _build_bar(done, total)
+    if done >= total:
+        _build_bar.__exit__(None, None, None)
+        _build_bar = None

@@ -51,6 +51,7 @@ warning when the final answer's consistency is below `settings.hallucination_war
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import time
@@ -175,6 +176,9 @@ class ScimFamilyLoop:
         self.quality_stop = name in ("scim", "single-dim")
         self.learned = settings.quality == "learned" and self.quality_stop
         self.adaptive = name not in ("standard", "iter-retgen")
+        from scim_edge.passage_search import make_passage_search
+
+        self.search = make_passage_search(settings, engine)  # retriever, reranker, HyDE
 
     # -- bindings -------------------------------------------------------------------
     def bindings(self) -> dict[str, str]:
@@ -188,7 +192,8 @@ class ScimFamilyLoop:
             evaluator=self.evaluator.name,
             critic="none",
             rewriter=rewriter,
-            reranker="hybrid lexical",
+            # with no reranker bound, the formulation's own lexical scorer orders candidates
+            **{"reranker": "hybrid lexical", **self.search.bindings()},
         )
 
     # -- the loop -------------------------------------------------------------------
@@ -203,7 +208,7 @@ class ScimFamilyLoop:
         run = Run(question, self.name, s, self.engine, bindings=self.bindings())
         confidence = self._confidence(run)
         history: list[_Iteration] = []
-        retriever = self.engine.retriever
+        search = self.search
         generator = self.engine.generator
         formulation = qf.initial(question)
         prev: _Iteration | None = None
@@ -214,12 +219,21 @@ class ScimFamilyLoop:
             yield from run.out(StepStarted(t, "retrieve"))
             t0 = time.perf_counter()
             with run.step("retrieve"):
-                found = qf.retrieve(retriever, formulation, k, run.seen_ids, s.candidates, question)
+                ranked = functools.partial(
+                    qf.retrieve,
+                    formulation=formulation,
+                    exclude_ids=run.seen_ids,
+                    candidates=s.candidates,
+                    question=question,
+                )
+                found = search.retrieve_ranked(question, k, run.seen_ids, ranked)
                 added = run.add(found)
             yield from run.out(
                 Retrieved(t, formulation.mode, list(formulation.queries), added, run.doc_ids,
                           ms_since(t0))
             )  # fmt: skip
+            if search.last_hypothesis:  # HyDE: a query vector only, never evidence
+                run.trace.append({"kind": "hyde", "t": t, "hypothesis": search.last_hypothesis})
             if not run.passages or not tu.content_words(question):
                 # nothing retrieved, or a question of stopwords only: no passage can support it
                 rec = run.record(t, formulation.mode, formulation.queries, added, "",

@@ -181,7 +181,14 @@ class SimRagLoop:
         self.settings = settings
         self.engine = engine
         extras = engine.extras
-        self.retriever = retriever or extras.get("retriever") or self._retriever()
+        from scim_edge.passage_search import make_passage_search
+
+        slots: dict[str, Any] = {"retriever": retriever or extras.get("retriever")}
+        if reranker is not None or "reranker" in extras:
+            slots["reranker"] = reranker if reranker is not None else extras.get("reranker")
+        self.search = make_passage_search(settings, engine, **slots)
+        self.retriever = self.search.retriever
+        self.reranker = self.search.reranker
         self.generator = engine.generator
         self.critic = critic or extras.get("critic") or make_critic(settings, engine)
         # every answer carries a confidence, whichever critic judges it
@@ -194,14 +201,6 @@ class SimRagLoop:
                 lambda: make_rewriter(settings, engine),
             )
         self.rewriter = rewriter if rewriter is not None else extras.get("rewriter")
-        if reranker is None and "reranker" not in extras:
-            from scim_edge.rerank import make_reranker
-
-            reranker = self._cached(
-                f"reranker:{settings.reranker}:{settings.embedding_model}",
-                lambda: make_reranker(settings, engine),
-            )
-        self.reranker = reranker if reranker is not None else extras.get("reranker")
         from scim_edge.quality import Evaluator
 
         self.evaluator = Evaluator(settings)
@@ -210,21 +209,9 @@ class SimRagLoop:
             settings,
             critic=binding_name(self.critic),
             rewriter=binding_name(self.rewriter),
-            reranker=binding_name(self.reranker),
         )
-        self.bindings["retriever"] = self._retriever_binding()
+        self.bindings.update({"reranker": "none", **self.search.bindings()})
         self.bindings["confidence"] = self.confidence.name
-
-    def _retriever_binding(self) -> str:
-        """The retriever's kind ("bm25", "vector:MODEL", "hybrid:…"); the index it reads is
-        the separate `index` binding. A BM25 retriever names itself after its index, so
-        its kind is stated here rather than read from it."""
-        from scim_edge.retrieval import BM25Retriever
-
-        r = self.retriever
-        if r is self.engine.retriever or isinstance(r, BM25Retriever):
-            return "bm25"
-        return binding_name(r, "bm25")
 
     def _cached(self, key: str, build: Any) -> Any:
         """Slot objects live as long as the engine: a model or an embedding store is
@@ -234,38 +221,12 @@ class SimRagLoop:
             cache[key] = build()
         return cache[key]
 
-    def _retriever(self) -> Any:
-        """BM25 as the engine opened it, or the vector / hybrid retriever over it (built
-        once per engine and kept in `engine.extras`)."""
-        s = self.settings
-        base = self.engine.retriever
-        if s.retriever == "bm25" and not s.hyde:
-            return base
-        from scim_edge.vector_index import make_retriever
-
-        key = f"retriever:{s.retriever}:{s.hyde}:{s.embedding_model}"
-        return self._cached(key, lambda: make_retriever(s, base, self.engine))
-
     # ---- steps --------------------------------------------------------------------------
 
     def _retrieve(self, queries: list[str], k: int, seen: set[str]) -> list[Passage]:
-        """Up to k new passages per query. With a reranker bound, the top `candidates`
-        hits are reordered by their fit to the ORIGINAL question (contract 2)."""
-        question = self._question
-        taken: list[Passage] = []
-        exclude = set(seen)
-        for query in queries:
-            text = search_text(query)
-            if self.reranker is None:
-                hits = self.retriever.search(text, k, exclude_ids=exclude)
-            else:
-                cands = self.retriever.search(text, self.settings.candidates, exclude_ids=exclude)
-                hits = self.reranker.rerank(question, cands, k)
-            for p in hits[:k]:
-                if p.doc_id not in exclude:
-                    exclude.add(p.doc_id)
-                    taken.append(p)
-        return taken
+        """Up to k new passages per query through the shared pipeline; a bound reranker
+        orders candidates by their fit to the ORIGINAL question (contract 2)."""
+        return self.search.retrieve(self._question, [search_text(q) for q in queries], k, seen)
 
     def _generate(
         self, question: str, passages: list[Passage], guidance: str | None, rejected: list[str]
@@ -361,7 +322,7 @@ class SimRagLoop:
             Retrieved(t=t, mode=mode, queries=list(queries), new_passages=new,
                       doc_ids=run.doc_ids, ms=ms_since(t0))
         )  # fmt: skip
-        hypothesis = getattr(self.retriever, "last_hypothesis", None)
+        hypothesis = self.search.last_hypothesis
         if hypothesis:
             run.trace.append({"kind": "hyde", "t": t, "hypothesis": hypothesis,
                               "note": "query vector only; never evidence"})  # fmt: skip

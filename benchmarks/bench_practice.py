@@ -1,0 +1,87 @@
+"""Self-practice and the trained Critic: how long they take on this machine.
+
+    python benchmarks/bench_practice.py [--dump ../shared/data/vital-en.xml.bz2] \
+        [--questions 1500] [--out benchmarks/results/practice.json]
+
+Builds the dump's index in a throwaway home, then times, in one run:
+- `scim-edge practice` with the default settings (target: at most 10 min for vital-en on
+  2 cores), stage by stage;
+- fitting the Critic alone on the traces it made (target: at most 2 min), median of 3;
+- Critic inference per round (target: under 1 ms), median over 2,000 rounds of the traces.
+Writes JSON and prints it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dump", default=str(ROOT.parent / "shared" / "data" / "vital-en.xml.bz2"))
+    ap.add_argument("--questions", type=int, default=1500)
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "practice.json"))
+    args = ap.parse_args(argv)
+    home = Path(tempfile.mkdtemp(prefix="scim-edge-bench-practice-"))
+    env = {**os.environ, "SCIM_EDGE_HOME": str(home)}
+    cli = [sys.executable, "-m", "scim_edge"]
+    subprocess.run([*cli, "build-index", args.dump, "--name", "bench"], env=env, check=True,
+                   capture_output=True)  # fmt: skip
+    t0 = time.perf_counter()
+    r = subprocess.run([*cli, "practice", "--index", "bench", "--questions", str(args.questions),
+                        "--json"], env=env, check=True, capture_output=True, text=True)  # fmt: skip
+    practice_s = time.perf_counter() - t0
+    manifest = json.loads(r.stdout)
+
+    os.environ["SCIM_EDGE_HOME"] = str(home)
+    from scim_edge.critic_features import vector
+    from scim_edge.practice import store
+    from scim_edge.settings import Settings
+    from scim_edge.trained_critic import train_from_rows
+
+    rows = store.read_jsonl(home / "indexes" / "bench" / "practice" / "traces.jsonl")
+    fits = []
+    for _ in range(3):
+        t1 = time.perf_counter()
+        critic = train_from_rows(rows, generator="extractive", settings=Settings(loop="fixed-3"))
+        fits.append(time.perf_counter() - t1)
+    sample = [r["features"] for r in rows[:2000]]
+    times = []
+    for f in sample:
+        t2 = time.perf_counter()
+        critic.probability(f)
+        times.append(time.perf_counter() - t2)
+    vector(sample[0])
+    result = {
+        "dump": Path(args.dump).name,
+        "questions": args.questions,
+        "cores": os.cpu_count(),
+        "load_average": os.getloadavg()[0],
+        "practice_wall_s": round(practice_s, 1),
+        "practice_target_s": 600,
+        "practice_stages_s": manifest.get("timings", {}),
+        "critic_fit_median_s": round(statistics.median(fits), 3),
+        "critic_fit_target_s": 120,
+        "critic_inference_median_us": round(statistics.median(times) * 1e6, 1),
+        "critic_inference_target_us": 1000,
+        "heldout": {"reader": manifest.get("reader"), "critic": manifest.get("critic"),
+                    "round1": manifest.get("heldout_round1")},  # fmt: skip
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
