@@ -38,6 +38,7 @@ from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
 from scim_edge.generation.spans import Span
+from scim_edge.generation.support import best_support, support_of
 from scim_edge.quality import _TEMPORAL_RE, well_formed
 from scim_edge.types import Generation, Passage
 
@@ -398,15 +399,6 @@ def _format_span(span: Span, question: str, kind: str) -> str:
     return text
 
 
-def support_of(sentence: str, passage: Passage) -> dict[str, str]:
-    return {
-        "sentence": " ".join(sentence.split()),
-        "doc_id": passage.doc_id,
-        "title": passage.title,
-        "section": passage.section,
-    }
-
-
 class ExtractiveGenerator:
     """Picks the answer from the passages: the learned reader for factoid questions, the
     best clause for why/how questions, date comparison for "X or Y" questions."""
@@ -583,19 +575,8 @@ class ExtractiveGenerator:
                     return _tidy(c.sentence), support, feats
                 return _format_span(c.span, question, info.kind), support, feats
         text = self._clause_answer(question, passages, guidance)
-        support = self._support_for(text, passages)
+        support = best_support(text, passages)
         return text, support, {}
-
-    def _support_for(self, text: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
-        """The sentence of the passages that shares most words with `text`."""
-        a = tu.stem_set(text)
-        best: tuple[int, str, Passage] | None = None
-        for p in passages:
-            for sent in tu.sentences(p.text):
-                n = len(a & tu.stem_set(sent))
-                if n and (best is None or n > best[0]):
-                    best = (n, sent, p)
-        return [support_of(best[1], best[2])] if best else []
 
     def _clause_answer(
         self, question: str, passages: Sequence[Passage], guidance: str | None = None

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scim_edge.generation.prompting import build_prompt_for
+from scim_edge.generation.support import best_support
 from scim_edge.settings import Settings
 from scim_edge.types import Generation, Passage
 
@@ -63,8 +64,10 @@ class OnnxGenerator:
             min_new_tokens=min(s.min_new_tokens, max_new),
             num_beams=s.num_beams,
         )
+        text = " ".join(str(text).split())
         return Generation(
-            text=" ".join(str(text).split()),
+            text=text,
+            support=best_support(text, passages),
             input_tokens=int(n_in),
             output_tokens=int(n_out),
             ms=(time.perf_counter() - t0) * 1000.0,
