@@ -13,6 +13,7 @@ only after the new one is in place).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,12 @@ MANIFEST = "manifest.json"
 MAX_QUERY_TERMS = 64
 DISAMBIGUATION_WEIGHT = 0.5
 DISAMBIGUATION_SLACK = 5
+TITLE_POOL = 20  # hits looked at for an exact title match
+
+
+def _title_key(text: str) -> str:
+    """Lower-cased words only: how a query is compared with a title for an exact match."""
+    return " ".join(re.findall(r"\w+", text.casefold()))
 
 
 @dataclass(frozen=True)
@@ -213,15 +220,19 @@ class BM25Retriever:
         q = self._query(terms, exclude_ids)
         # Disambiguation pages are lists of links, rarely evidence: fetch a few extra hits
         # and scale their scores down before cutting to k.
-        hits = self.searcher.search(q, k + DISAMBIGUATION_SLACK).hits
+        hits = self.searcher.search(q, max(k, TITLE_POOL) + DISAMBIGUATION_SLACK).hits
+        wanted = _title_key(query)
         scored = []
         for score, addr in hits:
             doc = self.searcher.doc(addr)
             if doc.get_first(S.DISAMBIGUATION):
                 score *= DISAMBIGUATION_WEIGHT
-            scored.append((score, doc))
-        scored.sort(key=lambda sd: -sd[0])
-        return [self._passage(doc, score) for score, doc in scored[:k]]
+            # A query that is exactly an article's title finds that article first, even when
+            # stemming makes other titles collide with it ("Animal" and "Anime" → "anim").
+            exact = bool(wanted) and _title_key(str(doc.get_first(S.TITLE) or "")) == wanted
+            scored.append((exact, score, doc))
+        scored.sort(key=lambda sd: (not sd[0], -sd[1]))
+        return [self._passage(doc, score) for _, score, doc in scored[:k]]
 
     def get(self, doc_id: str) -> Passage | None:
         try:

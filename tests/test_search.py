@@ -187,3 +187,15 @@ def test_damage_noticed_at_query_time_is_a_clear_error(sample_index, tmp_path):
         BM25Retriever.open(damaged).search("anarchism history", 5)
     msg = e.value.one_line()
     assert str(damaged) in msg and "rebuild" in msg and "\n" not in msg
+
+
+def test_every_title_finds_its_own_article_first(sample_index):
+    """An exact title wins over stemming collisions and the disambiguation discount
+    ("Animal (disambiguation)" against "Animal", "Animation")."""
+    import tantivy
+
+    r = BM25Retriever.open(sample_index)
+    hits = r.searcher.search(tantivy.Query.all_query(), r.passage_count).hits
+    titles = sorted({str(r.searcher.doc(a).get_first("title")) for _, a in hits})
+    missed = [t for t in titles if r.search(t, 1)[0].title != t]
+    assert missed == []
