@@ -87,7 +87,8 @@ def fine_tune(
                   truncation=True, max_length=512)  # fmt: skip
         labels = tok([t for _, t in batch_rows], return_tensors="pt", padding=True).input_ids
         labels[labels == tok.pad_token_id] = -100
-        loss = model(**enc, labels=labels).loss
+        loss = model(input_ids=enc.input_ids, attention_mask=enc.attention_mask,
+                     labels=labels).loss  # fmt: skip
         loss.backward()
         opt.step()
         opt.zero_grad()
