@@ -168,39 +168,3 @@ def fit_platt(scores: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
     a, b = _adam(grad, 2, 2000, 0.05)
     return float(a), float(b)
-
-
-def auroc(scores: np.ndarray, y: np.ndarray) -> float:
-    """Area under the ROC curve (the chance a right answer outscores a wrong one; ties
-    count half); 0.5 when one class is absent."""
-    s = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(y) > 0
-    n_pos, n_neg = int(y.sum()), int((~y).sum())
-    if not n_pos or not n_neg:
-        return 0.5
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(len(s))
-    sorted_s = s[order]
-    i = 0
-    while i < len(s):  # average ranks over ties
-        j = i
-        while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
-            j += 1
-        ranks[order[i : j + 1]] = (i + j) / 2 + 1
-        i = j + 1
-    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
-
-
-def ece(probs: np.ndarray, y: np.ndarray, bins: int = 10) -> float:
-    """Expected calibration error over `bins` equal-width bins of predicted probability."""
-    p = np.asarray(probs, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if not len(p):
-        return 0.0
-    idx = np.minimum((p * bins).astype(int), bins - 1)
-    total = 0.0
-    for b in range(bins):
-        m = idx == b
-        if m.any():
-            total += m.sum() / len(p) * abs(p[m].mean() - y[m].mean())
-    return float(total)

@@ -30,7 +30,8 @@ import numpy as np
 
 from scim_edge.critic_features import FEATURES, vector
 from scim_edge.errors import ModelError
-from scim_edge.linear import LinearModel, auroc, ece, fit_logistic, fit_platt, sigmoid
+from scim_edge.evaluation.calibration import auroc, ece
+from scim_edge.linear import LinearModel, fit_logistic, fit_platt, sigmoid
 
 CRITIC_FILE = "critic.json"
 ACCEPT_THRESHOLD = 0.5
@@ -93,8 +94,8 @@ def metrics(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
         "n": int(len(y)),
         "positive_rate": round(float(np.mean(y)), 4) if len(y) else 0.0,
         "accuracy": round(float(np.mean((p >= ACCEPT_THRESHOLD) == (y > 0))), 4) if len(y) else 0.0,
-        "auroc": round(auroc(p, y), 4),
-        "ece": round(ece(p, y), 4),
+        "auroc": round(auroc(p, y) or 0.5, 4),  # 0.5 when one class is absent
+        "ece": round(ece(p, y) or 0.0, 4),
         "brier": round(float(np.mean((p - y) ** 2)), 4) if len(y) else 0.0,
     }
 

@@ -17,9 +17,8 @@ from scim_edge.confidence import Confidence
 from scim_edge.critic_features import FEATURES
 from scim_edge.engine import Engine
 from scim_edge.errors import ModelError
+from scim_edge.evaluation.calibration import ece
 from scim_edge.linear import (
-    auroc,
-    ece,
     fit_grouped_softmax,
     fit_logistic,
     fit_platt,
@@ -52,18 +51,6 @@ def test_logistic_and_platt_give_calibrated_probabilities():
     a, b = fit_platt(model.score(x), y)
     p = sigmoid(a * model.score(x) + b)
     assert ece(p, y) < 0.05
-
-
-def test_auroc_of_separating_scores_is_one():
-    assert auroc(np.array([0.1, 0.2, 0.8, 0.9]), np.array([0, 0, 1, 1])) == 1.0
-
-
-def test_auroc_of_inverted_scores_is_zero():
-    assert auroc(np.array([0.9, 0.8, 0.2, 0.1]), np.array([0, 0, 1, 1])) == 0.0
-
-
-def test_auroc_of_ties_is_one_half():
-    assert auroc(np.full(4, 0.5), np.array([0, 1, 0, 1])) == 0.5
 
 
 def test_the_shipped_critic_loads_and_names_its_generator():
