@@ -49,7 +49,7 @@ PROFILES: dict[str, dict[str, Any]] = {
 
 LOOPS = ("scim", "simrag", "standard", "iter-retgen", "fixed-1", "fixed-2", "fixed-3", "single-dim")
 CRITICS = ("trained", "heuristic", "model")
-QUALITY_MODES = ("paper", "learned")
+QUALITY_MODES = ("auto", "paper", "learned")
 # "auto": hybrid (BM25 + MiniLM, fused by reciprocal rank) when the index has passage
 # embeddings and their model is installed, BM25 otherwise (scim_edge.passage_search).
 RETRIEVERS = ("auto", "bm25", "vector", "hybrid")
@@ -73,9 +73,10 @@ class Settings:
     delta: float = 0.05
     fast_path: bool = False
     fast_path_threshold: float = 0.75
-    # What Algorithm 1 compares with θ: the paper's five-dimension Q, or the calibrated
-    # confidence of the trained Critic (θ is then a probability).
-    quality: str = "paper"
+    # What Algorithm 1 compares with θ: the paper's five-dimension Q ("paper"), or the
+    # calibrated confidence of the trained Critic ("learned"; θ is then a probability).
+    # "auto" is learned when a trained Critic fits the generator, paper otherwise.
+    quality: str = "auto"
     augment_threshold: float = 0.7  # completeness below this -> augment mode
     refine_threshold: float = 0.6  # consistency or factuality below this -> refine mode
     # retrieval

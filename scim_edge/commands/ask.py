@@ -63,8 +63,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--quality",
-        metavar="paper|learned",
-        help="what SCIM compares with θ: the paper's Q, or the Critic's calibrated confidence",
+        metavar="auto|paper|learned",
+        help="what SCIM compares with θ: the paper's Q, or the Critic's calibrated confidence "
+        "(default auto: learned when a trained Critic fits the generator)",
     )
     p.add_argument(
         "--max-tokens",

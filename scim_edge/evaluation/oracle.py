@@ -84,6 +84,8 @@ class OracleEvaluator:
     # Correctness is judged on the short answer, not on the answer-plus-support text the
     # real evaluator scores.
     scores_short_answer = True
+    # Its Q, not the Critic's confidence, is what SCIM compares with θ.
+    decides_acceptance = True
 
     def __init__(self, real: Any) -> None:
         self.real = real

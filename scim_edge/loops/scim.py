@@ -21,7 +21,8 @@ Algorithm 1 (θ = settings.theta, T_max = settings.t_max, δ = settings.delta):
 3. else t ≥ T_max → FORCE-ACCEPT (budget), returning the best iteration's answer;
 4. else CONTINUE.
 Q is the paper's five-dimension score (`settings.quality = "paper"`) or the calibrated
-confidence of the trained Critic (`"learned"`, θ is then a probability). Every iteration
+confidence of the trained Critic (`"learned"`, θ is then a probability); the default
+`"auto"` is learned when a trained Critic fits the generator, paper otherwise. Every iteration
 records its confidence when a trained Critic fits the generator; the answer carries the
 returned iteration's, and its tier is read from it.
 With `settings.fast_path`, Q₁ ≥ settings.fast_path_threshold returns at once.
@@ -174,6 +175,7 @@ class ScimFamilyLoop:
         else:
             self.iterations = settings.t_max
         self.quality_stop = name in ("scim", "single-dim")
+        # set per run: "auto" means the calibrated confidence when a trained Critic fits
         self.learned = settings.quality == "learned" and self.quality_stop
         self.adaptive = name not in ("standard", "iter-retgen")
         from scim_edge.passage_search import make_passage_search
@@ -271,8 +273,17 @@ class ScimFamilyLoop:
 
     def _confidence(self, run: Run) -> Confidence:
         """The engine's calibrated confidence; its warning when a Critic does not fit."""
-        confidence = Confidence.for_engine(self.engine, self.settings, required=self.learned)
+        s = self.settings
+        confidence = Confidence.for_engine(self.engine, s, required=s.quality == "learned")
         run.bindings["confidence"] = confidence.name
+        # an evaluator that decides acceptance itself (the eval's oracle) keeps its Q
+        self.learned = (
+            self.quality_stop
+            and not getattr(self.evaluator, "decides_acceptance", False)
+            and (s.quality == "learned" or (s.quality == "auto" and confidence.available))
+        )
+        if self.quality_stop:
+            run.bindings["quality"] = "learned" if self.learned else "paper"
         if confidence.critic is None and confidence.notify:
             run.warnings.append(confidence.warning or "")
         return confidence
