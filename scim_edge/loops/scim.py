@@ -168,6 +168,7 @@ class ScimFamilyLoop:
         self.evaluator: Any = getattr(engine, "extras", {}).get("evaluator") or (
             RelevanceEvaluator(settings) if self.single_dim else Evaluator(settings)
         )
+        self.five_dims = Evaluator(settings)
         if name == "standard":
             self.iterations = 1
         elif name.startswith("fixed-"):
@@ -278,7 +279,7 @@ class ScimFamilyLoop:
         run.bindings["confidence"] = confidence.name
         # an evaluator that decides acceptance itself (the eval's oracle) keeps its Q
         self.learned = (
-            self.quality_stop
+            self.name == "scim"  # single-dim is the paper's ablation of Q: it keeps its score
             and not getattr(self.evaluator, "decides_acceptance", False)
             and (s.quality == "learned" or (s.quality == "auto" and confidence.available))
         )
@@ -308,8 +309,12 @@ class ScimFamilyLoop:
                 else (as_read(answer, gen.support))
             )
             report = self.evaluator.score(question, shown, run.passages)
+            # the Critic reads the five dimensions; single-dim's one score is not them
+            dims = (
+                self.five_dims.score(question, shown, run.passages) if self.single_dim else report
+            )
             p = confidence.round(
-                answer, report.scores(), gen.features, t, [x.doc_id for x in added],
+                answer, dims.scores(), gen.features, t, [x.doc_id for x in added],
                 run.doc_ids, [r.answer for r in run.records],
                 {x.doc_id: x.score for x in run.passages},
             )  # fmt: skip
