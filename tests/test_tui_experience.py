@@ -171,7 +171,9 @@ def test_tui_with_a_directory_that_is_not_an_index_advises_a_working_command(cap
 async def test_simrag_cards_show_queries_the_critics_reason_and_the_safe_answer_once(
     sample_index, qa_dev, tmp_path
 ):
-    settings = Settings(model="extractive", index=str(sample_index), loop="simrag")
+    # the heuristic critic: it rejects this question's first answers on this index
+    settings = Settings(model="extractive", index=str(sample_index), loop="simrag",
+                        critic="heuristic")  # fmt: skip
     app = make_app(settings, cursor_blink=False, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()

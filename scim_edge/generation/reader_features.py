@@ -27,7 +27,7 @@ import numpy as np
 
 from scim_edge import textutil as tu
 from scim_edge.generation.spans import KINDS, Span, is_demonym, sentence_spans
-from scim_edge.ranking import is_lead, quick_stems
+from scim_edge.ranking import quick_stems
 from scim_edge.types import Passage
 
 QUESTION_KINDS = ("person", "place", "date", "number", "choice", "what", "open")
@@ -94,7 +94,6 @@ _LOCAL = (
     "anchors_right",
     "span_first",
     "in_parens",
-    "named_lead",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -361,8 +360,6 @@ def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
     return {
         "title_overlap": len(t_stems & pool.q.stems) / max(1, len(t_stems)),
         "title_in_question": named,
-        # DrQA's prior: the lead passage of an article the question names
-        "named_lead": named * float(is_lead(p)),
         "span_in_title": float(set(tu.stem_set(sp.text)) <= t_stems),
         "rank_recip": 1.0 / (1 + rank),
         "rank0": float(rank == 0),
