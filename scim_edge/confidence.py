@@ -66,10 +66,7 @@ class Confidence:
         """The engine's Confidence, cached on it. `required` (`--quality learned`, `--critic
         trained` chosen explicitly) turns "no Critic" into a one-line error."""
         key = ("confidence", getattr(settings, "critic_model", None))
-        cache = engine.extras
-        if key not in cache:
-            cache[key] = cls._load(engine, settings)
-        conf: Confidence = cache[key]
+        conf: Confidence = engine.cache.get(key, lambda: cls._load(engine, settings))
         if required and conf.critic is None:
             raise ModelError(
                 conf.warning or "no trained Critic is available",
@@ -80,8 +77,9 @@ class Confidence:
     @classmethod
     def disable(cls, engine: Any, settings: Any) -> None:
         """No confidence on this engine's answers (self-practice runs before any Critic)."""
-        engine.extras[("confidence", getattr(settings, "critic_model", None))] = cls(
-            None, "no Critic while practising"
+        engine.cache.put(
+            ("confidence", getattr(settings, "critic_model", None)),
+            cls(None, "no Critic while practising"),
         )
 
     @classmethod

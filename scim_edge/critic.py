@@ -816,18 +816,22 @@ def make_critic(settings: Settings, engine: Any | None = None) -> Critic:
 
 def load_seq2seq(settings: Settings, engine: Any | None = None) -> tuple[Any | None, str]:
     """The Flan-T5 runtime to reuse: the generator's own when it has one, else the
-    installed default. Cached in `engine.extras` so a session loads it once."""
-    extras = getattr(engine, "extras", None)
-    if extras is not None and "seq2seq" in extras:
-        return extras["seq2seq"]
+    installed default: one bound in `engine.slots.seq2seq`, else the session's cached one,
+    so a session loads it once."""
+    slots = getattr(engine, "slots", None)
+    if slots is not None and slots.seq2seq is not None:
+        return slots.seq2seq
+    cache = getattr(engine, "cache", None)
+    if cache is not None and ("seq2seq",) in cache:
+        return cache.get(("seq2seq",), lambda: None)
     gen = getattr(engine, "generator", None)
     model = getattr(gen, "model", None)
     if model is not None and hasattr(model, "generate_text"):
         found = (model, getattr(gen, "name", "flan-t5"))
     else:
         found = _load_installed_seq2seq(settings)
-    if extras is not None:
-        extras["seq2seq"] = found
+    if cache is not None:
+        cache.put(("seq2seq",), found)
     return found
 
 

@@ -2,7 +2,7 @@
 
 Both need the same three things, and neither should import the other to get them:
 - the installed embedding model (all-MiniLM-L6-v2), opened once per engine and kept in
-  `engine.extras`, so the retriever and the reranker share one ONNX session;
+  `engine.cache`, so the retriever and the reranker share one ONNX session;
 - what text stands for a passage when it is embedded (`passage_text`);
 - the passage embeddings stored beside an index (`embeddings.f16` + `embeddings.json`),
   read memory-mapped; `vector_index` writes them.
@@ -55,14 +55,14 @@ def load_embedding_model(
     its name. `variant` pins fp32 or int8 (queries must be embedded the way the stored
     vectors were); None lets the runtime choose (int8 on the CPU when installed).
 
-    Cached in `engine.extras`, so every slot of a session shares one ONNX session."""
+    Cached in `engine.cache`, so every slot of a session shares one ONNX session."""
     from scim_edge.errors import ModelError
 
     wanted = name or settings.embedding_model
-    extras = getattr(engine, "extras", None)
-    key = f"embedding:{wanted or ''}:{variant or ''}"
-    if extras is not None and key in extras:
-        return extras[key]
+    cache = getattr(engine, "cache", None)
+    key = ("embedding", wanted or "", variant or "")
+    if cache is not None and key in cache:
+        return cache.get(key, lambda: None)
     from models.embedding import EmbeddingModel
     from models.store import default_model, resolve_model
 
@@ -77,8 +77,8 @@ def load_embedding_model(
     path = Path(getattr(path, "path", path))
     model = EmbeddingModel.load(path, variant=available_variant(path, variant))
     found = (model, str(getattr(model, "name", "") or path.name))
-    if extras is not None:
-        extras[key] = found
+    if cache is not None:
+        cache.put(key, found)
     return found
 
 

@@ -13,7 +13,7 @@ Interfaces the loop binds (see DESIGN.md):
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -65,13 +65,46 @@ def check_question(question: str) -> str:
 
 
 @dataclass
+class Slots:
+    """Objects bound into the loops in place of the ones Settings would build: tests bind
+    fakes, and the eval harness binds its gold-answer oracles (critic, evaluator)."""
+
+    critic: Any | None = None
+    evaluator: Any | None = None
+    retriever: Any | None = None
+    reranker: Any | None = None
+    rewriter: Any | None = None
+    seq2seq: tuple[Any, str] | None = None  # a Flan-T5 runtime and its name, to share
+
+
+class SessionCache:
+    """What a session builds once and every loop shares: ONNX sessions, the passage-search
+    pipelines, the Critic. Keyed by what each was built from (a model name, settings)."""
+
+    def __init__(self) -> None:
+        self._items: dict[tuple[Any, ...], Any] = {}
+
+    def get(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+        if key not in self._items:
+            self._items[key] = build()
+        return self._items[key]
+
+    def put(self, key: tuple[Any, ...], value: Any) -> None:
+        self._items[key] = value
+
+    def __contains__(self, key: tuple[Any, ...]) -> bool:
+        return key in self._items
+
+
+@dataclass
 class Engine:
     settings: Settings
     retriever: Retriever
     generator: Generator
     index_name: str = ""
     notes: list[str] = field(default_factory=list)  # e.g. "no model installed: extractive"
-    extras: dict[str, Any] = field(default_factory=dict)  # optional slots (critic model, ...)
+    slots: Slots = field(default_factory=Slots)
+    cache: SessionCache = field(default_factory=SessionCache)
 
     @classmethod
     def open(cls, settings: Settings) -> Engine:

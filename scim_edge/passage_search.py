@@ -16,7 +16,7 @@ same thing whichever loop runs:
   user's ORIGINAL question and keeps k: queries (rewrites, follow-ups, augment/refine
   terms) only fetch candidates, they never decide the order.
 
-The slot objects are built once per engine (kept in `engine.extras`): an embedding
+The slot objects are built once per engine (kept in `engine.cache`): an embedding
 model or a memory-mapped matrix is opened once per session, not once per question.
 """
 
@@ -127,12 +127,10 @@ def _name(obj: Any, default: str) -> str:
 
 
 def _cached(engine: Any, key: str, build: Callable[[], Any]) -> Any:
-    cache = getattr(engine, "extras", None)
+    cache = getattr(engine, "cache", None)
     if cache is None:
         return build()
-    if key not in cache:
-        cache[key] = build()
-    return cache[key]
+    return cache.get(("passage-search", key), build)
 
 
 def make_passage_search(

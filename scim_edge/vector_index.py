@@ -436,10 +436,10 @@ def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None
             f"the index's embeddings were made with '{emb.model}', not '{wanted}'; "
             "rebuild them or drop --embedding-model"
         )
-    extras = getattr(engine, "extras", None)
-    key = f"embedding-path:{emb.meta.get('model_path', '')}:{emb.variant or ''}"
-    if extras is not None and key in extras:
-        return extras[key]
+    cache = getattr(engine, "cache", None)
+    key = ("embedding-path", str(emb.meta.get("model_path", "")), emb.variant or "")
+    if cache is not None and key in cache:
+        return cache.get(key, lambda: None)
     try:
         model, _ = load_embedding_model(
             settings, engine, name=wanted or emb.model, variant=emb.variant
@@ -454,8 +454,8 @@ def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None
         from scim_edge.embeddings import available_variant
 
         model = EmbeddingModel.load(path, variant=available_variant(path, emb.variant))
-    if extras is not None:
-        extras[key] = model
+    if cache is not None:
+        cache.put(key, model)
     return model
 
 

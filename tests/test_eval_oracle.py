@@ -68,7 +68,7 @@ def test_oracle_critic_accepts_exactly_the_correct_answers(sample_index, some_qu
     assert all(accept == right for accept, right in rounds)
     assert any(accept for accept, _ in rounds)  # not vacuous: it accepted something
     assert any(not accept for accept, _ in rounds)  # and rejected something
-    assert "critic" not in engine.extras  # the slot is restored after each question
+    assert engine.slots.critic is None  # the slot is restored after each question
 
 
 def test_oracle_critic_follows_the_gold_answers_it_holds(sample_index, some_questions) -> None:

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from scim_edge.embeddings import MATRIX, META, passage_text
-from scim_edge.engine import Engine
+from scim_edge.engine import Engine, Slots
 from scim_edge.generation.extractive import ExtractiveGenerator
 from scim_edge.loops.scim import SCIM_FAMILY, ScimFamilyLoop
 from scim_edge.loops.simrag import SimRagLoop
@@ -194,7 +194,7 @@ def test_hyde_changes_what_a_scim_family_loop_retrieves(bm25_vec):
     s2 = s.replace(hyde=True)
     engine = Engine(
         s2, bm25_vec, ExtractiveGenerator(s2), index_name="enwiki-sample",
-        extras={"seq2seq": (fake, "fake-t5")},
+        slots=Slots(seq2seq=(fake, "fake-t5")),
     )  # fmt: skip
     answer = engine.answer(q)
     assert answer.bindings["retriever"] == "vector:all-MiniLM-L6-v2+hyde"
@@ -224,7 +224,7 @@ def test_simrag_and_scim_share_one_pipeline_per_engine(bm25_vec, minilm):
     engine = engine_for(bm25_vec, loop="simrag", reranker="embedding", embedding_model=str(minilm))
     simrag = SimRagLoop(engine.settings, engine)
     scim = ScimFamilyLoop("scim", engine.settings, engine)
-    assert simrag.search.retriever is scim.search.retriever  # built once, kept in extras
+    assert simrag.search.retriever is scim.search.retriever  # built once, kept in the session cache
     assert simrag.search.reranker is scim.search.reranker
     assert simrag.bindings["retriever"] == scim.bindings()["retriever"]
     again = make_passage_search(engine.settings, engine)

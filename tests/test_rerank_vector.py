@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scim_edge.engine import Engine
+from scim_edge.engine import Engine, Slots
 from scim_edge.errors import ConfigError, IndexError_, ModelError, UserError
 from scim_edge.generation.extractive import ExtractiveGenerator
 from scim_edge.loops.simrag import SimRagLoop
@@ -248,7 +248,7 @@ def test_hyde_uses_a_hypothetical_passage_as_query_vector_never_as_evidence(bm25
     s = settings_for(minilm, retriever="vector", hyde=True, max_iterations=1)
     fake = FakeSeq2Seq(HYPOTHESIS)
     engine = Engine(
-        s, bm25, ExtractiveGenerator(s), index_name="demo", extras={"seq2seq": (fake, "fake-t5")}
+        s, bm25, ExtractiveGenerator(s), index_name="demo", slots=Slots(seq2seq=(fake, "fake-t5"))
     )
     loop = SimRagLoop(s, engine)
     assert loop.bindings["retriever"].endswith("+hyde")

@@ -652,7 +652,7 @@ def test_model_rewriter_is_a_retrieval_aid_only(bm25):
     spy = SpyRetriever(bm25)
     gen = ScriptedGenerator("Thetis")
     engine = engine_for(spy, gen, rewriter="model")
-    engine.extras["seq2seq"] = (fake, "fake-t5")
+    engine.slots.seq2seq = (fake, "fake-t5")
     events, answer = run_loop(engine, critic=ScriptedCritic(APPROVE))
     assert answer.bindings["rewriter"] == "model:fake-t5"
     assert fake.prompts and QUESTION in fake.prompts[0]

@@ -63,7 +63,7 @@ class Run:
     settings: Settings
     sweep_key: str | None = None
     sweep_value: str | None = None
-    oracle: str | None = None  # the engine.extras slot an oracle fills ("critic", ...)
+    oracle: str | None = None  # the engine.slots field an oracle fills ("critic", ...)
 
 
 # ---- planning -------------------------------------------------------------------------

@@ -13,7 +13,7 @@ its oracle is what a perfect judge would add on the same retrieval and reader:
   the correct answers and otherwise runs to its budget.
 
 These read gold answers and are never a product setting: the harness binds them into
-`engine.extras` (the critic slot simrag reads, the evaluator slot SCIM reads) for one
+`engine.slots` (the critic slot simrag reads, the evaluator slot SCIM reads) for one
 question at a time, and the report labels them as using gold answers. The oracle refuses
 to judge any other question than the one whose gold answers it holds.
 """
@@ -28,7 +28,7 @@ from typing import Any
 from scim_edge.evaluation import metrics
 from scim_edge.types import Passage, QualityReport, Verdict
 
-# system name -> (loop it runs, engine.extras slot the oracle fills)
+# system name -> (loop it runs, engine.slots field the oracle fills)
 ORACLE_SYSTEMS: dict[str, tuple[str, str]] = {
     "simrag-oracle": ("simrag", "critic"),
     "scim-oracle": ("scim", "evaluator"),
@@ -115,18 +115,14 @@ def make_oracle(slot: str, settings: Any) -> OracleCritic | OracleEvaluator:
 def bound(
     engine: Any, slot: str, oracle: Any, question: str, answers: Sequence[str]
 ) -> Iterator[None]:
-    """`oracle` in `engine.extras[slot]` for one question, the slot restored after."""
-    extras = getattr(engine, "extras", None)
-    if extras is None:
-        raise ValueError("this engine has no extras slots to bind an oracle into")
+    """`oracle` in `engine.slots.<slot>` for one question, the slot restored after."""
+    slots = getattr(engine, "slots", None)
+    if slots is None or not hasattr(slots, slot):
+        raise ValueError(f"this engine has no '{slot}' slot to bind an oracle into")
     oracle.gold.expect(question, answers)
-    missing = object()
-    previous = extras.get(slot, missing)
-    extras[slot] = oracle
+    previous = getattr(slots, slot)
+    setattr(slots, slot, oracle)
     try:
         yield
     finally:
-        if previous is missing:
-            extras.pop(slot, None)
-        else:
-            extras[slot] = previous
+        setattr(slots, slot, previous)

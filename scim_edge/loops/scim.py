@@ -164,8 +164,8 @@ class ScimFamilyLoop:
         self.settings = settings
         self.engine = engine
         self.single_dim = name == "single-dim"
-        # An evaluator in engine.extras wins (the eval harness's oracle binds one there).
-        self.evaluator: Any = getattr(engine, "extras", {}).get("evaluator") or (
+        # A bound evaluator wins (the eval harness's oracle binds one there).
+        self.evaluator: Any = engine.slots.evaluator or (
             RelevanceEvaluator(settings) if self.single_dim else Evaluator(settings)
         )
         self.five_dims = Evaluator(settings)

@@ -180,27 +180,27 @@ class SimRagLoop:
         validate_options(settings)
         self.settings = settings
         self.engine = engine
-        extras = engine.extras
+        bound = engine.slots
         from scim_edge.passage_search import make_passage_search
 
-        slots: dict[str, Any] = {"retriever": retriever or extras.get("retriever")}
-        if reranker is not None or "reranker" in extras:
-            slots["reranker"] = reranker if reranker is not None else extras.get("reranker")
+        slots: dict[str, Any] = {"retriever": retriever or bound.retriever}
+        if reranker is not None or bound.reranker is not None:
+            slots["reranker"] = reranker if reranker is not None else bound.reranker
         self.search = make_passage_search(settings, engine, **slots)
         self.retriever = self.search.retriever
         self.reranker = self.search.reranker
         self.generator = engine.generator
-        self.critic = critic or extras.get("critic") or make_critic(settings, engine)
+        self.critic = critic or bound.critic or make_critic(settings, engine)
         # every answer carries a confidence, whichever critic judges it
         self.confidence = Confidence.for_engine(engine, settings)
-        if rewriter is None and "rewriter" not in extras:
+        if rewriter is None and bound.rewriter is None:
             from scim_edge.rewriter import make_rewriter
 
-            rewriter = self._cached(
-                f"rewriter:{settings.rewriter}:{settings.model}",
+            rewriter = engine.cache.get(
+                ("rewriter", settings.rewriter, settings.model),
                 lambda: make_rewriter(settings, engine),
             )
-        self.rewriter = rewriter if rewriter is not None else extras.get("rewriter")
+        self.rewriter = rewriter if rewriter is not None else bound.rewriter
         from scim_edge.quality import Evaluator
 
         self.evaluator = Evaluator(settings)
@@ -212,14 +212,6 @@ class SimRagLoop:
         )
         self.bindings.update({"reranker": "none", **self.search.bindings()})
         self.bindings["confidence"] = self.confidence.name
-
-    def _cached(self, key: str, build: Any) -> Any:
-        """Slot objects live as long as the engine: a model or an embedding store is
-        opened once per session, not once per question."""
-        cache = self.engine.extras
-        if key not in cache:
-            cache[key] = build()
-        return cache[key]
 
     # ---- steps --------------------------------------------------------------------------
 
