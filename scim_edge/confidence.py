@@ -9,7 +9,6 @@ paper's heuristic gives it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,22 +43,13 @@ class Confidence:
             return "trained:index"
         return f"trained:{path.parent.name}"
 
-    def round(
-        self,
-        answer: str,
-        scores: Mapping[str, float],
-        reader: Mapping[str, float],
-        t: int,
-        new_ids: Sequence[str],
-        doc_ids: Sequence[str],
-        previous_answers: Sequence[str],
-        passage_scores: Mapping[str, float],
-    ) -> float | None:
+    def round(self, answer: str, *context: Any) -> float | None:
+        """P(the round's answer is right); `context` is the rest of `round_features`'
+        arguments (scores, reader signals, round, new and all ids, earlier answers,
+        passage scores). None when no Critic fits; 0 for an empty answer."""
         if self.critic is None or not answer.strip():
             return None if self.critic is None else 0.0
-        f = round_features(answer, scores, reader, t, new_ids, doc_ids, previous_answers,
-                           passage_scores)  # fmt: skip
-        return self.critic.probability(f)
+        return self.critic.probability(round_features(answer, *context))
 
     @classmethod
     def for_engine(cls, engine: Any, settings: Any, *, required: bool = False) -> Confidence:

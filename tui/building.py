@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from textual import work
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from scim_edge.errors import UserError
 from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
@@ -70,7 +70,21 @@ class IndexBuilding:
     then BuildFinished, BuildFailed or (after a cancel, once cleaned up) BuildStopped.
 
     A cancel takes effect at the builder's next progress report; until then the screen
-    says it is cancelling, so "nothing was kept" is only said once it is true."""
+    says it is cancelling, so "nothing was kept" is only said once it is true. A failure,
+    reported or crashed, reaches the screen's `_stopped(text, error=True)`."""
+
+    def _stopped(self, text: str, error: bool = False) -> None:  # the screen's own
+        raise NotImplementedError
+
+    def on_build_failed(self, message: BuildFailed) -> None:
+        self._stopped(f"Build failed: {message.error}", error=True)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "build":
+            return
+        if event.state == WorkerState.ERROR:
+            err = event.worker.error
+            self._stopped(f"Build failed: {type(err).__name__}: {err}", error=True)
 
     @work(thread=True, exclusive=True, group="build", exit_on_error=False)
     def build(self, source: Path, out: Path) -> None:

@@ -37,7 +37,7 @@ from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
-from scim_edge.generation.spans import Span
+from scim_edge.generation.spans import NOT_PERSON_WORDS, NUMBER_RE, Span
 from scim_edge.generation.support import best_support, support_of
 from scim_edge.quality import _TEMPORAL_RE, well_formed
 from scim_edge.types import Generation, Passage
@@ -79,11 +79,6 @@ _SHORTER = re.compile(
 _LONGER = re.compile(r"\b(more (detail|complete|context)|complete|elaborate|explain)\b", re.I)
 _CLAUSE_SPLIT = re.compile(r"\s*(?:;|\s[–—]\s|,\s(?=(?:and|but|while|which|who|whereas|although|"
                            r"though|where|when)\b))\s*")  # fmt: skip
-_NUMBER_SPAN = re.compile(
-    r"(?:[$€£¥]\s?)?\b\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s?(?:%|percent|per cent))?"
-    r"(?:\s(?:million|billion|trillion|thousand|hundred))?",
-    re.IGNORECASE,
-)
 _UNIT_AFTER = re.compile(r"\s([a-z]+)")
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
@@ -110,18 +105,6 @@ _COMPARATIVES = (
 )
 # Nationality and language adjectives ("American", "Canadian-born") are not names.
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ese|ish|ic|i)(?:-born)?$")
-# Head words of names that are not people: organisations, places, works, languages.
-NOT_PERSON_WORDS = frozenset(
-    """
-    university college school institute academy museum library house church cathedral
-    temple palace castle hall theatre theater hospital company corporation party army navy
-    states kingdom republic empire union federation province county city river mountain
-    mount peak lake ocean sea island islands bay valley street road bridge station airport
-    war battle treaty award prize medal trophy cup championship league festival council
-    committee parliament congress court ministry department agency society association
-    foundation club team latin greek english french german spanish italian
-    """.split()
-)
 _HARD_PENALTY = 100_000
 _SOFT_PENALTY = 10_000
 MAX_CLAUSE_WORDS = 35
@@ -205,7 +188,7 @@ def _date_spans(sentence: str, question: str) -> list[tuple[int, str]]:
 def _number_spans(sentence: str, question: str, q_lower: set[str]) -> list[tuple[int, str]]:
     """Numbers with the unit that follows them, bare years pushed back (_HARD_PENALTY)."""
     out: list[tuple[int, str]] = []
-    for m in _NUMBER_SPAN.finditer(sentence):
+    for m in NUMBER_RE.finditer(sentence):
         span = m.group(0).strip()
         unit = _UNIT_AFTER.match(sentence, m.end())  # "36 years", not "7 Bernoulli"
         if unit and unit.group(1) not in tu.STOPWORDS and unit.group(1) not in q_lower:

@@ -26,23 +26,18 @@ from dataclasses import dataclass
 import numpy as np
 
 from scim_edge import textutil as tu
-from scim_edge.generation.spans import KINDS, Span, is_demonym, sentence_spans
+from scim_edge.generation.spans import (
+    KINDS,
+    NOT_PERSON_WORDS,
+    Span,
+    is_demonym,
+    sentence_spans,
+)
 from scim_edge.ranking import quick_stems
 from scim_edge.types import Passage
 
 QUESTION_KINDS = ("person", "place", "date", "number", "choice", "what", "open")
 
-NOT_PERSON_WORDS = frozenset(
-    """
-    university college school institute academy museum library house church cathedral
-    temple palace castle hall theatre theater hospital company corporation party army navy
-    states kingdom republic empire union federation province county city river mountain
-    mount peak lake ocean sea island islands bay valley street road bridge station airport
-    war battle treaty award prize medal trophy cup championship league festival council
-    committee parliament congress court ministry department agency society association
-    foundation club team latin greek english french german spanish italian
-    """.split()
-)
 _COPULA = frozenset({"is", "was", "are", "were", "be", "been", "became", "becomes", "called",
                      "named", "known", "as"})  # fmt: skip
 _PLACE_PREPS = frozenset({"in", "at", "from", "to", "near", "into", "on"})

@@ -44,6 +44,18 @@ _MONTHS = frozenset(
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ese|ish|ic|i)(?:-born)?$")
 _NOUN_TAGS = ("NN", "NNS")
 _ADJ_TAGS = ("JJ", "JJR", "JJS", "VBN", "VBG")
+# Words that mark a name as not a person's: organisations, places, works, languages.
+NOT_PERSON_WORDS = frozenset(
+    """
+    university college school institute academy museum library house church cathedral
+    temple palace castle hall theatre theater hospital company corporation party army navy
+    states kingdom republic empire union federation province county city river mountain
+    mount peak lake ocean sea island islands bay valley street road bridge station airport
+    war battle treaty award prize medal trophy cup championship league festival council
+    committee parliament congress court ministry department agency society association
+    foundation club team latin greek english french german spanish italian
+    """.split()
+)
 MAX_NP_WORDS = 4
 MAX_ENTITY_WORDS = 6
 

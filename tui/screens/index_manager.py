@@ -19,12 +19,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Footer, Input, Static
-from textual.worker import Worker, WorkerState
 
 from scim_edge import paths
 from scim_edge.atomic import OLD_PREFIX
 from tui.building import IndexBuilding, index_name_for
-from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
+from tui.messages import BuildFinished, BuildProgress, BuildStopped
 from tui.screens.confirm import ConfirmScreen
 from tui.widgets.build_progress import BuildProgressView
 
@@ -254,16 +253,6 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
         if message.index_dir.name in names:
             self.query_one(DataTable).move_cursor(row=names.index(message.index_dir.name))
         self.query_one(DataTable).focus()
-
-    def on_build_failed(self, message: BuildFailed) -> None:
-        self._stopped(f"Build failed: {message.error}", error=True)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "build":
-            return
-        if event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self._stopped(f"Build failed: {type(err).__name__}: {err}", error=True)
 
     def on_build_stopped(self, message: BuildStopped) -> None:
         self.cancelling = False

@@ -15,12 +15,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Input, Static
-from textual.worker import Worker, WorkerState
 
 from scim_edge import paths
 from scim_edge.errors import UserError
 from tui.building import IndexBuilding, index_name_for
-from tui.messages import BuildFailed, BuildFinished, BuildProgress, BuildStopped
+from tui.messages import BuildFinished, BuildProgress, BuildStopped
 from tui.widgets.build_progress import BuildProgressView
 
 if TYPE_CHECKING:
@@ -118,16 +117,6 @@ class WelcomeScreen(IndexBuilding, Screen):
             timeout=8,
         )
         self.app.index_built(message.index_dir)
-
-    def on_build_failed(self, message: BuildFailed) -> None:
-        self._stopped(f"Build failed: {message.error}", error=True)
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group != "build":
-            return
-        if event.state == WorkerState.ERROR:
-            err = event.worker.error
-            self._stopped(f"Build failed: {type(err).__name__}: {err}", error=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "cancel_build":
