@@ -74,8 +74,11 @@ def main(argv: list[str] | None = None) -> int:
         "critic_fit_target_s": 120,
         "critic_inference_median_us": round(statistics.median(times) * 1e6, 1),
         "critic_inference_target_us": 1000,
-        "heldout": {"reader": manifest.get("reader"), "critic": manifest.get("critic"),
-                    "round1": manifest.get("heldout_round1")},  # fmt: skip
+        "heldout": {
+            "reader": manifest.get("reader"),
+            "critic": manifest.get("critic"),
+            "round1": manifest.get("heldout_round1"),
+        },  # fmt: skip
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
