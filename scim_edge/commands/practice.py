@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from scim_edge.commands._args import positive_int
 from scim_edge.commands._output import print_json
@@ -64,35 +63,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 class _progress:
-    """A rich progress bar on a terminal, plain lines otherwise."""
+    """The project's one progress reporter, a task per stage: a bar on a terminal, a line
+    at each tenth of the way otherwise."""
 
     def __enter__(self):
-        self.tty = sys.stderr.isatty()
-        self.last: tuple[str, int] = ("", -1)
-        if self.tty:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-            self.bar = Progress(
-                "[progress.description]{task.description}",
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                transient=True,
-            )
-            self.bar.__enter__()
-            self.tasks: dict[str, int] = {}
+        self.tasks: dict[str, object] = {}
         return self.report
 
     def report(self, stage: str, done: int, total: int) -> None:
-        if self.tty:
-            if stage not in self.tasks:
-                self.tasks[stage] = self.bar.add_task(stage, total=total)
-            self.bar.update(self.tasks[stage], completed=done, total=total)
-            return
-        if (stage, done) != self.last:
-            self.last = (stage, done)
-            sys.stderr.write(f"practice: {stage} {done}/{total}\n")
+        from index_builder.progress import TaskProgress
+
+        task = self.tasks.get(stage)
+        if task is None:
+            task = self.tasks[stage] = TaskProgress(f"practice: {stage}", unit="steps")
+        task(done, total)
 
     def __exit__(self, *exc) -> None:
-        if self.tty:
-            self.bar.__exit__(*exc)
+        for task in self.tasks.values():
+            task.abort()  # type: ignore[attr-defined]
