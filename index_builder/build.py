@@ -65,6 +65,8 @@ WRITER_THREADS = 2
 IN_PROCESS_BELOW = 1 << 20  # dumps smaller than this are built without a worker pool
 STORE = ".build.sqlite"  # side tables of a build (articles, redirects), removed at the end
 CHECKPOINT_SECONDS = 30.0  # commit and checkpoint a resumable build this often
+CHECKPOINT_SHARE = 0.1  # ... and after each tenth of the input,
+MIN_CHECKPOINT_GAP_S = 2.0  # ... but never more often than this
 
 # (doc_id, page_id, n, title, section, text, disambiguation)
 PassageRow = tuple[str, int, int, str, str, str, int]
@@ -506,6 +508,7 @@ class _Build:
         replay = CK.committing(self.work) if ck.position is not None else 0
         batch = start = ck.batches
         last_ckpt = time.perf_counter()
+        last_bytes = self.reader.bytes_read
         self._report("reading")
         for res in self._results(pool):
             if self.writer is None:
@@ -514,10 +517,10 @@ class _Build:
             self._add(res, batch, forget_first=batch - start < replay)
             batch += 1
             self._report("reading")
-            now = time.perf_counter()
-            if now - last_ckpt >= self.checkpoint_seconds and self.reader.position is not None:
+            if self.reader.position is not None and self._checkpoint_due(last_ckpt, last_bytes):
                 self._save(batch, self.reader.position, "reading")
                 last_ckpt = time.perf_counter()
+                last_bytes = self.reader.bytes_read
         if pool is not None:
             pool.close()
         if self.tally.articles == 0:
@@ -528,6 +531,17 @@ class _Build:
         self.tally.pages_seen = self.reader.pages_read
         self.tally.xml_bytes = self.reader.xml_bytes
         self._save(batch, {"kind": "end", "bytes_read": self.reader.total_bytes or 0}, "aliases")
+
+    def _checkpoint_due(self, last_ckpt: float, last_bytes: int) -> bool:
+        """Every `checkpoint_seconds`, and also after each CHECKPOINT_SHARE of the input
+        (at most every MIN_CHECKPOINT_GAP_S): a build shorter than the interval still has
+        checkpoints to resume from, and a long one loses at most the interval."""
+        elapsed = time.perf_counter() - last_ckpt
+        if elapsed >= self.checkpoint_seconds:
+            return True
+        total = self.reader.total_bytes or 0
+        done = (self.reader.bytes_read - last_bytes) / total if total else 0.0
+        return elapsed >= MIN_CHECKPOINT_GAP_S and done >= CHECKPOINT_SHARE
 
     def _results(self, pool: Any) -> Iterable[BatchResult]:
         if hasattr(self.reader, "results"):

@@ -267,3 +267,21 @@ def test_workers_flag(tmp_path, capsys):
     assert "--workers" in one_error_line(capsys.readouterr().err)
     assert main(["build-index", src, "--out", str(tmp_path / "a"), "--workers", "1"]) == 0
     assert json.loads((tmp_path / "a" / "manifest.json").read_text())["workers"] == 1
+
+
+def test_a_build_shorter_than_the_interval_still_checkpoints_by_share():
+    """A tenth of the input since the last checkpoint is reason enough (after the minimum
+    gap), so a short build has checkpoints to resume from; a sliver is not."""
+    import time
+    from types import SimpleNamespace
+
+    from index_builder.build import MIN_CHECKPOINT_GAP_S, _Build
+
+    job = SimpleNamespace(
+        checkpoint_seconds=30.0, reader=SimpleNamespace(bytes_read=0, total_bytes=1000)
+    )
+    long_ago = time.perf_counter() - MIN_CHECKPOINT_GAP_S - 0.5
+    job.reader.bytes_read = 150
+    assert _Build._checkpoint_due(job, long_ago, 0)
+    job.reader.bytes_read = 50
+    assert not _Build._checkpoint_due(job, long_ago, 0)
