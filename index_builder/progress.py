@@ -112,6 +112,9 @@ class _Bar:
             self._progress = None
 
 
+Bar = _Bar  # for other long jobs that draw their own text (the eval harness)
+
+
 class ProgressReporter:
     """Callable progress sink for `build-index`: a live bar on a TTY, periodic lines otherwise."""
 

@@ -537,3 +537,22 @@ def test_single_dim_answers_are_rescored_with_five_dimensions(qa_file: Path, tmp
     assert res["systems"]["single-dim"]["quality"] == pytest.approx(
         sum(r["quality"] for r in single) / 5
     )
+
+
+def test_eval_progress_on_a_terminal_is_the_shared_rich_bar():
+    import io
+    import time
+
+    from scim_edge.evaluation.harness import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Terminal()
+    progress = Progress(out)
+    started = time.monotonic()
+    for done in (1, 2):
+        progress.update("standard", done, 2, started, 0, final=done == 2)
+    assert "━" in out.getvalue()  # rich's bar, not a bare status line
+    assert "2/2 questions" in out.getvalue()

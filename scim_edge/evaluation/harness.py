@@ -349,13 +349,17 @@ def error_record(run: Run, item: QAItem, err: BaseException, wall_ms: float) -> 
 
 
 class Progress:
-    """One status line per run on stderr: system, count, rate and ETA."""
+    """Progress of each run on stderr: system, count, rate and ETA. On a terminal a bar per
+    run, drawn by the project's one reporter (`index_builder.progress`, rich); otherwise a
+    line every `every_s` seconds."""
 
     def __init__(self, stream: TextIO | None = None, every_s: float = 2.0) -> None:
         self.stream = stream or sys.stderr
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every_s = every_s
         self._last = 0.0
+        self._bars: dict[str, Any] = {}
+        self._active: Any = None
 
     def update(
         self,
@@ -380,12 +384,28 @@ class Progress:
         if skipped:
             line += f"  ({skipped} resumed)"
         if self.tty:
-            self.stream.write("\r\033[K" + line + ("\n" if final else ""))
-        else:
-            self.stream.write(line + "\n")
+            self._bar(key).draw(done, max(total, 1), line, final=final)
+            if final:
+                self._bar(key).stop()
+                self._active = None
+            return
+        self.stream.write(line + "\n")
         self.stream.flush()
 
+    def _bar(self, key: str) -> Any:
+        from index_builder.progress import Bar
+
+        if key not in self._bars:
+            if self._active is not None:
+                self._active.stop()
+            self._bars[key] = Bar(self.stream, key)
+        self._active = self._bars[key]
+        return self._active
+
     def note(self, text: str) -> None:
+        if self._active is not None:
+            self._active.note(text)
+            return
         self.stream.write(text + "\n")
         self.stream.flush()
 
