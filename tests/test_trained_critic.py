@@ -192,3 +192,34 @@ def test_critic_train_without_practice_names_it(sample_index, capsys):
     err = capsys.readouterr().err
     assert rc == 2
     assert "scim-edge practice" in err
+
+
+def test_critic_train_on_a_truncated_practice_set_is_one_line(sample_index, tmp_path, capsys):
+    from scim_edge.practice.runner import PracticeOptions, run_practice
+
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    engine = Engine.open(Settings(index=str(index), model="extractive"))
+    run_practice(engine, index, PracticeOptions(questions=60, seed=2, train_critic=False))
+    traces = index / "practice" / "traces.jsonl"
+    traces.write_text(traces.read_text()[:500], encoding="utf-8")
+    rc = main(["critic", "train", "--index", str(index)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "Traceback" not in err
+    assert "practice set" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["practice", "--index", ""],
+        ["critic", "train", "--index", ""],
+        ["ask", "Q?", "--critic-model", ""],
+    ],
+)
+def test_an_empty_name_is_refused_not_taken_as_the_default(argv, capsys):
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    assert "must not be empty" in capsys.readouterr().err

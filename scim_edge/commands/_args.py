@@ -16,6 +16,13 @@ def positive_int(text: str) -> int:
     return value
 
 
+def nonempty(text: str) -> str:
+    """A name or path that must say something: "" would silently mean the default."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return text
+
+
 def bounded_int(high: int):
     """A positive integer no larger than `high` (a value past it only exhausts memory)."""
 

@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import Any
 
-from scim_edge.commands._args import positive_int, thread_count, unit_float
+from scim_edge.commands._args import nonempty, positive_int, thread_count, unit_float
 from scim_edge.commands._output import print_json
 from scim_edge.types import DIMENSIONS, Answer
 from scim_edge.wording import (
@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--loop", metavar="LOOP",
                    help="scim (default) | simrag | standard | iter-retgen | fixed-1 | fixed-2 | "
                         "fixed-3 | single-dim")  # fmt: skip
-    p.add_argument("--index", metavar="NAME|DIR", help="index name or directory")
+    p.add_argument("--index", type=nonempty, metavar="NAME|DIR", help="index name or directory")
     p.add_argument(
         "--model",
         metavar="NAME|extractive",
@@ -58,6 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--critic-model",
+        type=nonempty,
         metavar="NAME",
         help="a trained Critic from the model store (default: the index's, else the shipped one)",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import print_json
 
 
@@ -18,9 +19,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "practice` first) and install it in the model store; with --fine-tune, fine-tune a "
         "Flan-T5 model as the Critic instead (needs the [export] extra).",
     )
-    t.add_argument("--index", metavar="NAME|DIR", help="index whose practice set to train on")
-    t.add_argument("--name", metavar="NAME", help="store name (default critic-INDEX)")
-    t.add_argument("--fine-tune", metavar="MODEL_DIR", help="a Hugging Face T5 directory")
+    t.add_argument("--index", type=nonempty, metavar="NAME|DIR",
+                   help="index whose practice set to train on")  # fmt: skip
+    t.add_argument(
+        "--name", type=nonempty, metavar="NAME", help="store name (default critic-INDEX)"
+    )
+    t.add_argument("--fine-tune", type=nonempty, metavar="MODEL_DIR",
+                   help="a Hugging Face T5 directory")  # fmt: skip
     t.add_argument("--steps", type=int, default=200, help=argparse.SUPPRESS)
     t.add_argument("--force", action="store_true", help="replace an installed Critic")
     t.add_argument("--json", action="store_true")
@@ -51,8 +56,20 @@ def _traces(index: str | None):
             f"index '{index_dir.name}' has no practice set",
             hint=f"run `scim-edge practice --index {index_dir.name}` first",
         )
-    manifest = store.read_json(store.practice_dir(index_dir) / "manifest.json")
-    return index_dir, store.read_jsonl(path), manifest
+    try:
+        manifest = store.read_json(store.practice_dir(index_dir) / "manifest.json")
+        rows = store.read_jsonl(path)
+        if not all(
+            isinstance(r, dict) and {"split", "correct", "features"} <= set(r) for r in rows
+        ):
+            raise ValueError("a round lacks split, correct or features")
+    except (OSError, ValueError) as e:
+        raise UserError(
+            f"the practice set of index '{index_dir.name}' is damaged "
+            f"({' '.join(str(e).split())[:120]})",
+            hint=f"re-create it with `scim-edge practice --index {index_dir.name}`",
+        ) from None
+    return index_dir, rows, manifest
 
 
 def run_train(args: argparse.Namespace) -> int:

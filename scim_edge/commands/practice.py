@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from scim_edge.commands._args import positive_int
+from scim_edge.commands._args import nonempty, positive_int
 from scim_edge.commands._output import print_json
 
 
@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "and the Critic are fitted on them and stored in INDEX/practice/. Rerunning with "
         "the same arguments resumes an interrupted run.",
     )
-    p.add_argument("--index", metavar="NAME|DIR", help="index name or directory")
+    p.add_argument("--index", type=nonempty, metavar="NAME|DIR", help="index name or directory")
     p.add_argument("--questions", type=positive_int, default=1500, metavar="N",
                    help="practice questions to make (default 1500)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
