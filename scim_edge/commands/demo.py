@@ -60,11 +60,7 @@ def _ask(question: str, index_name: str) -> int:
     settings = load_settings({"index": index_name})
     engine = Engine.open(settings)
     answer = engine.answer(question)
-    print(f"Answer: {answer.answer}")
-    print(
-        f"  status {answer.status}, quality {answer.quality:.2f} ({answer.tier}), "
-        f"{len(answer.iterations)} iteration(s), generator {answer.generator}"
-    )
-    for c in answer.citations[:3]:
-        print(f"  source: {c.get('title', '')} ({c.get('doc_id', '')})")
+    from scim_edge.commands.ask import format_answer
+
+    print(format_answer(answer))  # as `scim-edge ask` says it: answer, support, confidence
     return 0
