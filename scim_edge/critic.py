@@ -821,18 +821,16 @@ def load_seq2seq(settings: Settings, engine: Any | None = None) -> tuple[Any | N
     slots = getattr(engine, "slots", None)
     if slots is not None and slots.seq2seq is not None:
         return slots.seq2seq
+
+    def build() -> tuple[Any | None, str]:
+        gen = getattr(engine, "generator", None)
+        model = getattr(gen, "model", None)
+        if model is not None and hasattr(model, "generate_text"):
+            return model, getattr(gen, "name", "flan-t5")
+        return _load_installed_seq2seq(settings)
+
     cache = getattr(engine, "cache", None)
-    if cache is not None and ("seq2seq",) in cache:
-        return cache.get(("seq2seq",), lambda: None)
-    gen = getattr(engine, "generator", None)
-    model = getattr(gen, "model", None)
-    if model is not None and hasattr(model, "generate_text"):
-        found = (model, getattr(gen, "name", "flan-t5"))
-    else:
-        found = _load_installed_seq2seq(settings)
-    if cache is not None:
-        cache.put(("seq2seq",), found)
-    return found
+    return build() if cache is None else cache.get(("seq2seq",), build)
 
 
 def _load_installed_seq2seq(settings: Settings) -> tuple[Any | None, str]:

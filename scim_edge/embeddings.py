@@ -56,15 +56,21 @@ def load_embedding_model(
     vectors were); None lets the runtime choose (int8 on the CPU when installed).
 
     Cached in `engine.cache`, so every slot of a session shares one ONNX session."""
-    from scim_edge.errors import ModelError
-
     wanted = name or settings.embedding_model
     cache = getattr(engine, "cache", None)
-    key = ("embedding", wanted or "", variant or "")
-    if cache is not None and key in cache:
-        return cache.get(key, lambda: None)
+
+    def build() -> tuple[Any, str]:
+        return _load_embedding(wanted, engine, variant)
+
+    if cache is None:
+        return build()
+    return cache.get(("embedding", wanted or "", variant or ""), build)
+
+
+def _load_embedding(wanted: str | None, engine: Any | None, variant: str | None):
     from models.embedding import EmbeddingModel
     from models.store import default_model, resolve_model
+    from scim_edge.errors import ModelError
 
     path = resolve_model(wanted, "embedding") if wanted else default_model("embedding")
     if path is None:
@@ -76,10 +82,7 @@ def load_embedding_model(
         )
     path = Path(getattr(path, "path", path))
     model = EmbeddingModel.load(path, variant=available_variant(path, variant))
-    found = (model, str(getattr(model, "name", "") or path.name))
-    if cache is not None:
-        cache.put(key, found)
-    return found
+    return model, str(getattr(model, "name", "") or path.name)
 
 
 def _index_model_dir(engine: Any | None) -> Path | None:

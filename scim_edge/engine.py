@@ -92,9 +92,6 @@ class SessionCache:
     def put(self, key: tuple[Any, ...], value: Any) -> None:
         self._items[key] = value
 
-    def __contains__(self, key: tuple[Any, ...]) -> bool:
-        return key in self._items
-
 
 @dataclass
 class Engine:

@@ -436,27 +436,29 @@ def _embedding_model_for(emb: Embeddings, settings: Settings, engine: Any | None
             f"the index's embeddings were made with '{emb.model}', not '{wanted}'; "
             "rebuild them or drop --embedding-model"
         )
-    cache = getattr(engine, "cache", None)
-    key = ("embedding-path", str(emb.meta.get("model_path", "")), emb.variant or "")
-    if cache is not None and key in cache:
-        return cache.get(key, lambda: None)
-    try:
-        model, _ = load_embedding_model(
-            settings, engine, name=wanted or emb.model, variant=emb.variant
-        )
-    except (UserError, LookupError, FileNotFoundError, ImportError):
-        path = Path(str(emb.meta.get("model_path", "")))
-        if not (path.is_dir() and path.exists()):
-            raise ModelError(
-                f"the embedding model '{emb.model}' that built this index is not installed"
-            ) from None
-        from models.embedding import EmbeddingModel
-        from scim_edge.embeddings import available_variant
 
-        model = EmbeddingModel.load(path, variant=available_variant(path, emb.variant))
-    if cache is not None:
-        cache.put(key, model)
-    return model
+    def build() -> Any:
+        try:
+            model, _ = load_embedding_model(
+                settings, engine, name=wanted or emb.model, variant=emb.variant
+            )
+            return model
+        except (UserError, LookupError, FileNotFoundError, ImportError):
+            path = Path(str(emb.meta.get("model_path", "")))
+            if not (path.is_dir() and path.exists()):
+                raise ModelError(
+                    f"the embedding model '{emb.model}' that built this index is not installed"
+                ) from None
+            from models.embedding import EmbeddingModel
+            from scim_edge.embeddings import available_variant
+
+            return EmbeddingModel.load(path, variant=available_variant(path, emb.variant))
+
+    cache = getattr(engine, "cache", None)
+    if cache is None:
+        return build()
+    key = ("embedding-path", str(emb.meta.get("model_path", "")), emb.variant or "")
+    return cache.get(key, build)
 
 
 def make_hyde(settings: Settings, engine: Any | None) -> Callable[[str], str]:

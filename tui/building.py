@@ -76,6 +76,23 @@ class IndexBuilding:
     def _stopped(self, text: str, error: bool = False) -> None:  # the screen's own
         raise NotImplementedError
 
+    def _message(self, text: str, error: bool = False) -> None:  # the screen's own
+        raise NotImplementedError
+
+    def _typed_dump(self, input_id: str) -> Path | None:
+        """The dump path typed in the input `input_id`, or None after saying what is wrong."""
+        from textual.widgets import Input
+
+        text = self.query_one(input_id, Input).value.strip()  # type: ignore[attr-defined]
+        if not text:
+            self._message("Type the path of a dump first.", error=True)
+            return None
+        source = Path(text).expanduser()
+        if not source.is_file():
+            self._message(f"No such file: {source}", error=True)
+            return None
+        return source
+
     def on_build_failed(self, message: BuildFailed) -> None:
         self._stopped(f"Build failed: {message.error}", error=True)
 

@@ -220,13 +220,8 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
     def build_from_dump(self) -> None:
         if self.building or self.cancelling:
             return
-        text = self.query_one("#manager-dump", Input).value.strip()
-        if not text:
-            self._message("Type the path of a dump first.", error=True)
-            return
-        source = Path(text).expanduser()
-        if not source.is_file():
-            self._message(f"No such file: {source}", error=True)
+        source = self._typed_dump("#manager-dump")
+        if source is None:
             return
         out = paths.indexes_dir() / index_name_for(source)
         if out.exists():

@@ -79,13 +79,8 @@ class WelcomeScreen(IndexBuilding, Screen):
     @on(Button.Pressed, "#build-dump")
     @on(Input.Submitted, "#dump-path")
     def build_from_dump(self) -> None:
-        text = self.query_one("#dump-path", Input).value.strip()
-        if not text:
-            self._message("Type the path of a dump first.", error=True)
-            return
-        source = Path(text).expanduser()
-        if not source.is_file():
-            self._message(f"No such file: {source}", error=True)
+        source = self._typed_dump("#dump-path")
+        if source is None:
             return
         self._start(source, paths.indexes_dir() / index_name_for(source))
 
