@@ -239,6 +239,9 @@ _UPOS_PENN = {
 _VERB_FORM_PENN = {"Fin": "VBP", "Inf": "VB", "Part": "VBN", "Ger": "VBG"}
 # "ca" and "wo" are what the Treebank tokenizer leaves of "can't" and "won't".
 _MODALS = frozenset("can could may might must shall should will would ca wo".split())
+# Interjections that keep their tag when capitalised; any other capitalised "UH" is a name.
+_INTERJECTIONS = frozenset("oh ah alas yes no well hello hi hey okay ok please thanks wow "
+                           "indeed oops hmm ahem bravo".split())  # fmt: skip
 # Clitics the Treebank tokenizer splits off; the tagger saw whole words only.
 _CLITICS = {"'s": "POS", "n't": "RB", "'ll": "MD", "'d": "MD", "'re": "VBP", "'ve": "VBP",
             "'m": "VBP", "na": "TO", "ta": "TO"}  # fmt: skip
@@ -321,6 +324,8 @@ class UDPerceptronTagger:
             if word[:1].isupper() and tag[:2] in ("NN", "JJ", "VB", "FW"):
                 if word.lower() not in vocabulary or n > 0:
                     tag = "NNP"  # unseen, or capitalised mid-sentence: a name or a title
+            elif tag == "UH" and word[:1].isupper() and word.lower() not in _INTERJECTIONS:
+                tag = "NNP"  # web English's "Orwell wrote…" read as an interjection
             tags[i] = tag
         return [(tok, tag or "NN") for tok, tag in zip(toks, tags, strict=True)]
 

@@ -289,9 +289,23 @@ def _best_span(spans: list[tuple[int, str]], anchors: list[int], kind: str) -> s
 
 
 def _option_name(option: str) -> str:
-    """ "Alberta as a Canadian province" → "Alberta"."""
-    ents = tu.entities(option)
-    return ents[0] if ents else option
+    """The name an option leads with: "Alberta as a Canadian province" → "Alberta",
+    "Animal Farm" stays whole (a tagger reads its first word alone as a common noun)."""
+    words = option.split()
+    while words and words[0].lower() in ("the", "a", "an"):
+        words = words[1:]
+    run: list[str] = []
+    for i, w in enumerate(words):
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        joins = bool(run) and w in _OPTION_JOINERS and nxt[:1].isupper()
+        if w[:1].isupper() or w[:1].isdigit() or joins:
+            run.append(w)
+        else:
+            break
+    return " ".join(run) or option
+
+
+_OPTION_JOINERS = frozenset({"of", "de", "von", "van", "da", "del", "and", "&", "the"})
 
 
 def _option_stems(option: str) -> frozenset[str]:
@@ -379,7 +393,13 @@ def _format_span(span: Span, question: str, kind: str) -> str:
             text = f"{text} {span.unit}"
     if span.kind in ("date", "year"):
         text = _narrow(text, question)
+    if kind == "person":
+        text = _HONORIFIC.sub("", text) or text
     return text
+
+
+# A courtesy or academic title is not part of a name: "Professor Simon Dentith" → "Simon Dentith".
+_HONORIFIC = re.compile(r"^(?:Professor|Prof\.?|Doctor|Dr\.?|Mr\.?|Mrs\.?|Ms\.?)\s+(?=[A-Z])")
 
 
 class ExtractiveGenerator:

@@ -154,8 +154,26 @@ class Reader:
             mass[key] = mass.get(key, 0.0) + pi
             if key not in best or pi > best[key][0]:
                 best[key] = (pi, c)
+        _merge_surnames(mass, best)
         order = sorted(mass, key=lambda k: -mass[k])
         top = order[0]
         runner = mass[order[1]] if len(order) > 1 else 0.0
         ranked = [(mass[k], best[k][1]) for k in order]
         return Reading(best[top][1], mass[top], mass[top] - runner, len(order), ranked)
+
+
+def _merge_surnames(mass: dict[str, float], best: dict[str, tuple[float, rf.Candidate]]) -> None:
+    """A surname said alone ("Orwell") is the same answer as the one full name among the
+    candidates that ends with it ("George Orwell"): its mass moves to the full name, which
+    is how the answer is stated. Two full names sharing it ("Julian/Aldous Huxley") keep
+    theirs apart."""
+    full: dict[str, list[str]] = {}
+    for key, (_, c) in best.items():
+        last = rf.surname(c.span)
+        if last and len(c.text.split()) > 1 and rf.person_like(c.span):
+            full.setdefault(last, []).append(key)
+    for key, (_, c) in list(best.items()):
+        owners = full.get(rf.surname(c.span), [])
+        if len(c.text.split()) == 1 and len(owners) == 1 and owners[0] != key:
+            mass[owners[0]] += mass.pop(key)
+            del best[key]

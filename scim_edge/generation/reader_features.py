@@ -21,7 +21,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -199,11 +199,21 @@ def _span_words(sentence: str, span: Span) -> list[int]:
 
 
 def _from_question(span: Span, q: QuestionInfo) -> bool:
+    """The span says nothing the question did not: its content words are all the question's,
+    or its words run inside the question's ("U.S" in "which U.S. state", "Divan-i Shams" in
+    "the Divan-i Shams-i Tabrizi")."""
     words = [w.lower() for w in _WORD.findall(span.text)]
     content = [w for w in words if w not in tu.STOPWORDS]
     if not content:
         return True
-    return all(w in q.lower_words or tu.stem(w) in q.stems for w in content)
+    if all(w in q.lower_words or tu.stem(w) in q.stems for w in content):
+        return True
+    return f" {_plain(span.text)} " in f" {_plain(q.text)} "
+
+
+def _plain(text: str) -> str:
+    """Lower-case words with hyphens and dots as breaks: how a span is found in a question."""
+    return " ".join(re.findall(r"[^\W_]+", text.lower()))
 
 
 _LATIN = re.compile(r"[A-Za-z0-9]")
@@ -235,6 +245,15 @@ def person_like(span: Span) -> bool:
     return span.before == "by" or 2 <= len(words) <= 4
 
 
+def surname(span: Span) -> str:
+    """The last word of a name, lower-cased ("" for other spans): what a later mention of
+    the same person keeps."""
+    if span.kind != "entity":
+        return ""
+    parts = span.text.split()
+    return parts[-1].lower() if parts else ""
+
+
 def place_like(span: Span) -> bool:
     if span.kind != "entity" or not _LATIN.search(span.text) or is_demonym(span.text):
         return False
@@ -255,6 +274,20 @@ class _Pool:
     q_low: str
     words_of: dict[str, list[tuple[int, int, str]]]
     titles: dict[str, tuple[frozenset[str], float]]
+    # A person's surname said alone ("Orwell") names the same answer as the full name
+    # ("George Orwell"): sentences and passages per surname of a person-like name.
+    surnames: Counter[str] = field(default_factory=Counter)
+    surname_passages: dict[str, set[str]] = field(default_factory=dict)
+
+    def agreement(self, sp: Span, key: str) -> tuple[int, int]:
+        """(sentences, passages) stating this answer: its own text, or for a name its
+        surname said alone in another sentence."""
+        n_sent, n_pass = self.span_sentences[key], len(self.span_passages[key])
+        last = surname(sp)
+        if last and last in self.surnames:
+            n_sent = max(n_sent, self.surnames[last])
+            n_pass = max(n_pass, len(self.surname_passages[last]))
+        return n_sent, n_pass
 
     def words(self, sentence: str) -> list[tuple[int, int, str]]:
         if sentence not in self.words_of:
@@ -306,6 +339,12 @@ def _collect(q: QuestionInfo, passages: Sequence[Passage]) -> tuple[list[_Raw], 
             raw.append((sp, s, p, rank, st))
             pool.span_sentences[key] += 1
             pool.span_passages.setdefault(key, set()).add(p.doc_id)
+    full_names = {surname(r[0]) for r in raw if person_like(r[0]) and len(r[0].text.split()) > 1}
+    for sp, _, p, _, _ in raw:
+        last = surname(sp)
+        if last in full_names:
+            pool.surnames[last] += 1
+            pool.surname_passages.setdefault(last, set()).add(p.doc_id)
     fits = FITS.get(q.kind)
     if fits and any(r[0].kind in fits for r in raw):
         raw = [r for r in raw if r[0].kind in fits]
@@ -351,7 +390,7 @@ def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[
 def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
     """The passage around the span: title, rank, score, and agreement across passages."""
     t_stems, named = pool.title(p.title)
-    key = normalise(sp.text)
+    n_sentences, n_passages = pool.agreement(sp, normalise(sp.text))
     return {
         "title_overlap": len(t_stems & pool.q.stems) / max(1, len(t_stems)),
         "title_in_question": named,
@@ -359,16 +398,17 @@ def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
         "rank_recip": 1.0 / (1 + rank),
         "rank0": float(rank == 0),
         "bm25_norm": max(0.0, p.score) / pool.max_score,
-        "agree_sentences": math.log(pool.span_sentences[key]),
-        "agree_passages": math.log(len(pool.span_passages[key])),
+        "agree_sentences": math.log(n_sentences),
+        "agree_passages": math.log(n_passages),
     }
 
 
-def _span_cues(q: QuestionInfo, sp: Span, sentence: str) -> dict[str, float]:
+def _span_cues(pool: _Pool, sp: Span, sentence: str) -> dict[str, float]:
     """The span itself and the words around it: "by George Orwell", "in England"."""
+    q = pool.q
     sp_words = [w.lower() for w in _WORD.findall(sp.text)]
     before = sentence[: sp.start]
-    person = person_like(sp)
+    person = person_like(sp) or (len(sp_words) == 1 and surname(sp) in pool.surnames)
     place = place_like(sp)
     return {
         "span_q_share": sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words)),
@@ -412,7 +452,7 @@ def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> lis
         local = {
             **_position(pool, sp, s, st),
             **_context(pool, sp, p, rank),
-            **_span_cues(q, sp, s),
+            **_span_cues(pool, sp, s),
         }
         for name, value in local.items():
             f[_COLUMN[name]] = value

@@ -94,6 +94,14 @@ def _word_after(sentence: str, end: int) -> str:
     return parts[0].lower().strip("\"'“”‘’.,;:") if parts else ""
 
 
+def _nouns(sentence: str) -> frozenset[str]:
+    """Lower-cased words the tagger reads as common nouns: a number's unit must be one."""
+    return frozenset(tok.lower() for tok, tag in tu.sentence_tags(sentence) if tag in _NOUN_TAGS)
+
+
+_POSSESSIVE = re.compile(r"\s*['’]s?$")
+
+
 def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(start < e and s < end for s, e in taken)
 
@@ -101,6 +109,8 @@ def _overlaps(taken: list[tuple[int, int]], start: int, end: int) -> bool:
 def _add(out: list[Span], taken: list[tuple[int, int]], sentence: str, text: str, kind: str,
          start: int, unit: str = "") -> None:  # fmt: skip
     text = text.strip(" ,;:.()\"'“”‘’")
+    if kind == "entity":  # "Rumi’s" names Rumi
+        text = _POSSESSIVE.sub("", text)
     if not text:
         return
     start = sentence.find(text, max(0, start))
@@ -124,12 +134,13 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
         _add(out, taken, sentence, text, "year" if is_year(text) else "date", m.start())
     for m in _YEAR_IN_TEXT.finditer(sentence):
         _add(out, taken, sentence, m.group(0), "year", m.start())
+    nouns = _nouns(sentence)
     for rx in (NUMBER_RE, _NUMBER_WORD_RE):
         for m in rx.finditer(sentence):
             unit = _UNIT_AFTER.match(sentence, m.end())
             word = unit.group(1).lower() if unit else ""
-            if word in tu.STOPWORDS or word in _MONTHS:
-                word = ""
+            if word in tu.STOPWORDS or word in _MONTHS or word not in nouns:
+                word = ""  # "79 moons" has a unit; "at 37 followed" does not
             _add(out, taken, sentence, m.group(0), "number", m.start(), word)
     for ent, start in _entity_runs(sentence):
         words = ent.split()

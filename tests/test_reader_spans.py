@@ -1,0 +1,84 @@
+"""How the reader cuts and states its answers: a number's unit is a noun, a possessive is
+not part of a name, a span the question already says is never a candidate, a surname said
+alone counts for the full name, and a title is not part of a person's name."""
+
+from __future__ import annotations
+
+from scim_edge.generation import reader_features as rf
+from scim_edge.generation.extractive import ExtractiveGenerator, _option_name
+from scim_edge.generation.reader import Reader
+from scim_edge.generation.spans import sentence_spans
+from scim_edge.types import Passage
+
+
+def _spans(sentence: str) -> dict[str, str]:
+    return {s.text: s.unit for s in sentence_spans(sentence)}
+
+
+def test_a_verb_after_a_number_is_not_its_unit():
+    spans = _spans("His suicide at 37 followed years of mental illness and poverty.")
+    assert spans["37"] == ""
+
+
+def test_a_noun_after_a_number_is_its_unit():
+    spans = _spans("Jupiter has 79 moons and a faint ring system.")
+    assert spans["79"] == "moons"
+
+
+def test_a_possessive_is_not_part_of_a_name():
+    texts = _spans("Rumi’s poems have been translated into many languages.")
+    assert "Rumi" in texts
+
+
+def test_a_span_written_inside_the_question_is_not_a_candidate():
+    ps = [Passage("m-0", "Missouri River", "", "The Missouri River rises in the Rocky Mountains "
+                  "of western Montana in the U.S. and flows east.")]  # fmt: skip
+    cands = rf.candidates("In which U.S. state does the Missouri River rise?", ps)
+    assert "U.S" not in {c.text for c in cands}
+
+
+def test_a_hyphenated_name_from_the_question_is_not_a_candidate():
+    ps = [Passage("d-0", "Divan", "", "The Divan-i Shams-i Tabrizi is a collection of poems "
+                  "by Rumi, also called the Divan-i Kabir.")]  # fmt: skip
+    cands = rf.candidates("Which poet wrote the Divan-i Shams-i Tabrizi?", ps)
+    assert "Divan-i Shams" not in {c.text for c in cands}
+
+
+ORWELL = [
+    Passage("a-0", "Animal Farm", "", "Animal Farm is a novella by George Orwell, first "
+            "published in England in 1945."),
+    Passage("a-1", "Animal Farm", "Writing", "Orwell wrote the book during the war. Orwell "
+            "sent it to several publishers."),
+]  # fmt: skip
+
+
+def test_a_surname_said_alone_agrees_with_the_full_name():
+    cands = {c.text: c for c in rf.candidates("Who wrote Animal Farm?", ORWELL)}
+    agree = dict(zip(rf.FEATURES, cands["George Orwell"].features.tolist(), strict=True))
+    assert agree["agree_passages"] > 0
+
+
+def test_a_surname_alone_is_read_as_a_person():
+    cands = {c.text: c for c in rf.candidates("Who wrote Animal Farm?", ORWELL)}
+    f = dict(zip(rf.FEATURES, cands["Orwell"].features.tolist(), strict=True))
+    assert f["person_like"] == 1.0
+
+
+def test_the_surname_mass_goes_to_the_full_name():
+    reading = Reader.for_index(None).read("Who wrote Animal Farm?", ORWELL)
+    assert "Orwell" not in [c.text for _, c in reading.ranked]
+
+
+def test_a_title_is_not_part_of_a_persons_name():
+    ps = [Passage("p-0", "Parody", "", "Literary scholar Professor Simon Dentith defines parody "
+                  "as a combative, allusive imitation.")]  # fmt: skip
+    answer = ExtractiveGenerator().generate("Which literary scholar defines parody?", ps).text
+    assert answer == "Simon Dentith"
+
+
+def test_an_option_keeps_its_whole_name():
+    assert _option_name("Animal Farm") == "Animal Farm"
+
+
+def test_an_option_drops_its_description():
+    assert _option_name("Alberta as a Canadian province") == "Alberta"
