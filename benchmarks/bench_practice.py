@@ -1,7 +1,7 @@
 """Self-practice and the trained Critic: how long they take on this machine.
 
     python benchmarks/bench_practice.py [--dump ../shared/data/vital-en.xml.bz2] \
-        [--questions 1500] [--out benchmarks/results/practice.json]
+        [--questions 6000] [--out benchmarks/results/practice.json]
 
 Builds the dump's index in a throwaway home, then times, in one run:
 - `scim-edge practice` with the default settings (target: at most 10 min for vital-en on
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dump", default=str(ROOT.parent / "shared" / "data" / "vital-en.xml.bz2"))
-    ap.add_argument("--questions", type=int, default=1500)
+    ap.add_argument("--questions", type=int, default=6000)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "practice.json"))
     args = ap.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="scim-edge-bench-practice-"))

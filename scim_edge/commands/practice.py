@@ -18,8 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "the same arguments resumes an interrupted run.",
     )
     p.add_argument("--index", type=nonempty, metavar="NAME|DIR", help="index name or directory")
-    p.add_argument("--questions", type=positive_int, default=1500, metavar="N",
-                   help="practice questions to make (default 1500)")  # fmt: skip
+    p.add_argument("--questions", type=positive_int, default=6000, metavar="N",
+                   help="practice questions to make (default 6000)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--no-critic", action="store_true", help="fit the reader only")
     p.add_argument("--json", action="store_true", help="print the practice manifest as JSON")

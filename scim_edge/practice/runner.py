@@ -47,7 +47,7 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 @dataclass
 class PracticeOptions:
-    questions: int = 1500
+    questions: int = 6000
     seed: int = 0
     loop: str = PRACTICE_LOOP
     train_critic: bool = True
