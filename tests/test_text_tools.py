@@ -134,3 +134,51 @@ def test_capitalised_title_words_mid_sentence_are_proper_nouns(packaged):
     text = "In what year did Jonathan Swift publish his satirical essay A Modest Proposal?"
     assert tu.entities(text) == ["Jonathan Swift", "Modest Proposal"]
     assert dict(tu.sentence_tags(text))["satirical"] == "JJ"
+
+
+def test_nltk_is_asked_only_where_a_data_dir_may_hold_the_resource(tmp_path, monkeypatch):
+    """Whether NLTK's data may be installed is settled without importing NLTK (0.3 s);
+    a directory or zip of the package, or a zip on the path, is a maybe for NLTK to settle."""
+    monkeypatch.setattr(tu, "_nltk_data_roots", lambda: [str(tmp_path / "data")])
+    resource = "tokenizers/punkt_tab/english/"
+    assert not tu._nltk_data_may_hold(resource)
+    assert not tu._nltk_find(resource)
+    (tmp_path / "data" / "tokenizers").mkdir(parents=True)
+    (tmp_path / "data" / "tokenizers" / "punkt.zip").write_bytes(b"")
+    assert not tu._nltk_data_may_hold(resource)
+    (tmp_path / "data" / "tokenizers" / "punkt_tab.zip").write_bytes(b"")
+    assert tu._nltk_data_may_hold(resource)
+    (tmp_path / "data" / "tokenizers" / "punkt_tab.zip").unlink()
+    (tmp_path / "data" / "tokenizers" / "punkt_tab" / "english").mkdir(parents=True)
+    assert tu._nltk_data_may_hold(resource)
+    assert not tu._nltk_data_may_hold("taggers/averaged_perceptron_tagger_eng/")
+    monkeypatch.setattr(tu, "_nltk_data_roots", lambda: [str(tmp_path / "data.zip")])
+    (tmp_path / "data.zip").write_bytes(b"")
+    assert tu._nltk_data_may_hold(resource)
+
+
+def test_nltk_data_roots_cover_nltks_own_search_path(tmp_path):
+    """Found before NLTK is imported, the roots hold every directory NLTK then searches
+    (so no installed data is missed), plus scim-edge's own."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import json, sys\n"
+        "from scim_edge import textutil, paths\n"
+        "roots = textutil._nltk_data_roots()\n"
+        "assert 'nltk' not in sys.modules\n"
+        "import nltk\n"
+        "print(json.dumps({'ours': roots, 'nltk': [str(p) for p in nltk.data.path],\n"
+        "                  'home': str(paths.nltk_data_dir())}))\n"
+    )
+    env = {**os.environ, "NLTK_DATA": os.pathsep.join([str(tmp_path / "a"), str(tmp_path / "b")])}
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    assert set(got["nltk"]) <= set(got["ours"])
+    assert {str(tmp_path / "a"), str(tmp_path / "b"), got["home"]} <= set(got["ours"])
