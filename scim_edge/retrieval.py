@@ -41,6 +41,10 @@ def _title_key(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.casefold()))
 
 
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())
+
+
 @dataclass(frozen=True)
 class IndexInfo:
     name: str
@@ -177,12 +181,14 @@ class BM25Retriever:
         """The analyzed terms of a user query: content words first; all words when the
         query is only stopwords ("The Who")."""
         words = self._plain.analyze(query)
-        content = [w for w in words if w not in STOPWORDS] or words
-        seen: dict[str, None] = {}
-        for w in content:
-            for t in self._stem.analyze(w):
-                seen.setdefault(t, None)
-        return list(seen)[:MAX_QUERY_TERMS]
+        stems = self._stem.analyze(query)
+        if len(stems) != len(words):  # not aligned word for word: stem each word alone
+            stems = [t for w in words for t in self._stem.analyze(w)[:1]]
+        # Both analyzers read the query once, as the index read its text: a lower-cased
+        # word analysed again can split ("İzmir" lower-cases to "i̇zmir", whose dot is a break).
+        pairs = [(w, t) for w, t in zip(words, stems, strict=False) if w not in STOPWORDS]
+        content = [t for _, t in pairs] or stems
+        return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
 
     def _query(self, terms: Iterable[str], exclude_ids: Collection[str]) -> tantivy.Query:
         Q, Occur = tantivy.Query, tantivy.Occur
@@ -229,9 +235,14 @@ class BM25Retriever:
                 score *= DISAMBIGUATION_WEIGHT
             # A query that is exactly an article's title finds that article first, even when
             # stemming makes other titles collide with it ("Animal" and "Anime" → "anim").
-            exact = bool(wanted) and _title_key(str(doc.get_first(S.TITLE) or "")) == wanted
+            title = str(doc.get_first(S.TITLE) or "")
+            # The title as written beats one equal only in its words: "Cell (biology)"
+            # finds that article before "Cell biology".
+            exact = (
+                2 if _same_text(title, query) else int(bool(wanted) and _title_key(title) == wanted)
+            )
             scored.append((exact, score, doc))
-        scored.sort(key=lambda sd: (not sd[0], -sd[1]))
+        scored.sort(key=lambda sd: (-sd[0], -sd[1]))
         return [self._passage(doc, score) for _, score, doc in scored[:k]]
 
     def get(self, doc_id: str) -> Passage | None:
