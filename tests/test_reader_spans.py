@@ -38,8 +38,7 @@ def test_a_span_written_inside_the_question_is_not_a_candidate():
 
 
 def test_a_hyphenated_name_from_the_question_is_not_a_candidate():
-    ps = [Passage("d-0", "Divan", "", "The Divan-i Shams-i Tabrizi is a collection of poems "
-                  "by Rumi, also called the Divan-i Kabir.")]  # fmt: skip
+    ps = [Passage("d-0", "Rumi", "", "Rumi wrote the Divan-i Shams in Konya.")]
     cands = rf.candidates("Which poet wrote the Divan-i Shams-i Tabrizi?", ps)
     assert "Divan-i Shams" not in {c.text for c in cands}
 
