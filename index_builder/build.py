@@ -84,6 +84,18 @@ class BatchResult:
     disambiguation: int = 0
     skipped: collections.Counter[str] = field(default_factory=collections.Counter)
 
+    def add_article(
+        self, title: str, pid: int, chunks: list[tuple[str, str]], disambiguation: bool
+    ) -> None:
+        """One cleaned article's passages (section, text), whichever source it came from."""
+        flag = int(disambiguation)
+        self.disambiguation += flag
+        self.articles.append((norm_title(title), pid))
+        self.passages.extend(
+            (f"{pid}-{n}", pid, n, title, section, text, flag)
+            for n, (section, text) in enumerate(chunks)
+        )
+
 
 @dataclass
 class ProgressInfo:
@@ -141,14 +153,7 @@ def process_pages(pages: list[Page], passage_words: int) -> BatchResult:
         if not chunks:
             out.skipped["no text after cleaning"] += 1
             continue
-        flag = int(disamb)
-        out.disambiguation += flag
-        out.articles.append((norm_title(page.title), page.page_id))
-        pid, title = page.page_id, page.title
-        out.passages.extend(
-            (f"{pid}-{n}", pid, n, title, section, text, flag)
-            for n, (section, text) in enumerate(chunks)
-        )
+        out.add_article(page.title, page.page_id, chunks, disamb)
     return out
 
 

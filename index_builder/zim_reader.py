@@ -256,12 +256,5 @@ def process_entries(path: str, start: int, end: int, passage_words: int) -> tupl
         if not chunks:
             out.skipped["no text after cleaning"] += 1
             continue
-        flag = int(is_disambiguation(title, sections))
-        out.disambiguation += flag
-        pid = i + 1
-        out.articles.append((norm_title(title), pid))
-        out.passages.extend(
-            (f"{pid}-{n}", pid, n, title, section, text, flag)
-            for n, (section, text) in enumerate(chunks)
-        )
+        out.add_article(title, i + 1, chunks, bool(is_disambiguation(title, sections)))
     return out, html_bytes

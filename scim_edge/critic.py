@@ -18,10 +18,9 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
-from scim_edge import porter
+from scim_edge.textutil import stem as _stem_lower
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Passage, QualityReport, Verdict
 
 if TYPE_CHECKING:
@@ -196,10 +195,10 @@ MAX_EVIDENCE_GAPS = 1
 DIRECT_MAX_WORDS = 12
 
 
-@lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Porter stem (NLTK's, no data): "assassinated" and "assassination" meet."""
-    return porter.stem(word.lower())
+    """The shared Porter stem of the lower-cased word: "assassinated" and "assassination"
+    meet, as they do in ranking and quality."""
+    return _stem_lower(word.lower())
 
 
 def _stems(text: str) -> set[str]:

@@ -186,8 +186,7 @@ class BM25Retriever:
             stems = [t for w in words for t in self._stem.analyze(w)[:1]]
         # Both analyzers read the query once, as the index read its text: a lower-cased
         # word analysed again can split ("İzmir" lower-cases to "i̇zmir", whose dot is a break).
-        pairs = [(w, t) for w, t in zip(words, stems, strict=False) if w not in STOPWORDS]
-        content = [t for _, t in pairs] or stems
+        content = [t for w, t in zip(words, stems, strict=False) if w not in STOPWORDS] or stems
         return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
 
     def _query(self, terms: Iterable[str], exclude_ids: Collection[str]) -> tantivy.Query:
