@@ -42,7 +42,19 @@ def cuda_available() -> bool:
     return ort_probe.cuda_usable()
 
 
+# CUDA sessions compute in full fp32. With TF32 (ONNX Runtime's default on Ampere and
+# later) matrix products round their inputs to 10 bits of mantissa, and a beam search on an
+# H200 parted from `transformers.generate` on a near tie (1 of 144 tiny-T5 generations);
+# without it all 144 match, for 6% more time per Flan-T5-base-shaped answer
+# (benchmarks/results/cuda.json).
+CUDA_OPTIONS = {"device_id": 0, "use_tf32": 0}
+
+
 def session_options(threads: int | None) -> ort.SessionOptions:
+    # ONNX Runtime's process-wide logger prints warnings straight to stderr (on a GPU
+    # machine, one per CUDA session about plugin EP devices, and one about ScatterND),
+    # which would land in the middle of the terminal UI; errors still print.
+    ort.set_default_logger_severity(3)
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -63,7 +75,7 @@ def open_session(
     """An InferenceSession, or a one-line ModelError naming the file (never a traceback)."""
     providers: list[Any] = ["CPUExecutionProvider"]
     if provider == "cuda":
-        providers = [("CUDAExecutionProvider", {"device_id": 0}), "CPUExecutionProvider"]
+        providers = [("CUDAExecutionProvider", dict(CUDA_OPTIONS)), "CPUExecutionProvider"]
     try:
         return ort.InferenceSession(str(path), session_options(threads), providers=providers)
     except Exception as e:  # noqa: BLE001 - ORT raises its own types for corrupt protobufs

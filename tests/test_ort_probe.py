@@ -74,3 +74,38 @@ def test_doctor_does_not_ask_for_cuda_when_the_probe_says_no(monkeypatch):
     by_name = {c.name: c for c in doctor.check_onnxruntime()}
     assert "no NVIDIA driver (test)" in by_name["CUDA"].detail
     assert all("CUDAExecutionProvider" not in (p or []) for p in asked)
+
+
+def _recording_session(monkeypatch) -> list[dict]:
+    """Replace ORT's session and logger setter with recorders: what each session was
+    asked for, and the process-wide log level in force when it was made."""
+    made: list[dict] = []
+    level: list[int] = [2]  # ORT's own default: warnings print
+    monkeypatch.setattr(ort, "set_default_logger_severity", level.append)
+    monkeypatch.setattr(
+        ort,
+        "InferenceSession",
+        lambda path, opts, providers: made.append({"providers": providers, "level": level[-1]}),
+    )
+    return made
+
+
+def test_cuda_sessions_compute_in_full_fp32(monkeypatch, tmp_path):
+    """TF32 (ORT's default on Ampere and later) parted a CUDA beam search from
+    transformers on a near tie; the session asks for plain fp32 matrix products."""
+    from models.seq2seq import open_session
+
+    made = _recording_session(monkeypatch)
+    open_session(tmp_path / "m.onnx", model_name="m", provider="cuda", threads=None)
+    name, options = made[0]["providers"][0]
+    assert (name, options.get("use_tf32")) == ("CUDAExecutionProvider", 0)
+
+
+def test_sessions_are_made_with_ort_warnings_silenced(monkeypatch, tmp_path):
+    """ORT's process-wide warnings (one per CUDA session on a GPU machine) would print
+    into the terminal UI; every session is made with only errors printing."""
+    from models.seq2seq import open_session
+
+    made = _recording_session(monkeypatch)
+    open_session(tmp_path / "m.onnx", model_name="m", provider="cpu", threads=1)
+    assert made[0]["level"] == 3
