@@ -45,6 +45,7 @@ from typing import Any
 import tantivy
 
 from index_builder import checkpoint as CK
+from index_builder import rss_trim
 from index_builder import schema as S
 from index_builder.dump_reader import DumpReader, Page, make_pool
 from index_builder.passages import split_sections
@@ -468,16 +469,18 @@ class _Build:
         pool = make_pool(self.nworkers) if self.nworkers > 0 and ck.phase == "reading" else None
         self.store = _Store(work / STORE)
         try:
-            if ck.position is not None:
-                self._open_writer(ck.analyzer)
-                self.store.truncate(ck.batches)
-            if ck.phase == "reading":
-                self._read_all(pool)
-            aliases = self._attach_aliases()
-            self._report("committing")
-            self.writer.commit()
-            self.writer.wait_merging_threads()
-            self.writer = None
+            # Started after the pool's fork; keeps merges' mapped segment pages out of RSS.
+            with rss_trim.trimming(work):
+                if ck.position is not None:
+                    self._open_writer(ck.analyzer)
+                    self.store.truncate(ck.batches)
+                if ck.phase == "reading":
+                    self._read_all(pool)
+                aliases = self._attach_aliases()
+                self._report("committing")
+                self.writer.commit()
+                self.writer.wait_merging_threads()
+                self.writer = None
         except BaseException as e:
             self._abandon_writer()
             if isinstance(e, ValueError | RuntimeError | sqlite3.Error) or (
