@@ -463,6 +463,12 @@ def main() -> int:
         args.work.mkdir(parents=True, exist_ok=True)
         prepare(args.work, args.strip)
     else:
+        need = [args.work / "home" / "models" / m for m in ("tiny", "flan-shape", "minilm-shape")]
+        need += [args.work / "tiny-refs.json", args.work / "passages.json"]
+        if not all(p.exists() for p in need):
+            ap.error(
+                f"{args.work} holds no prepared models: run `prepare --work {args.work}` first"
+            )
         res = run(args.work, args.out, args.runs, args.warmup)
         print(json.dumps(res, indent=2))
     return 0

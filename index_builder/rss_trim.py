@@ -20,10 +20,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import sys
 import threading
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from scim_edge import libc
 
 MADV_PAGEOUT = 21
 PERIOD_S = 0.1
@@ -46,16 +49,13 @@ def mapped_ranges(under: Path, maps: str = "/proc/self/maps") -> list[tuple[int,
     return out
 
 
-def _madvise():
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.madvise
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-    fn.restype = ctypes.c_int
+@lru_cache(maxsize=1)
+def _madvise() -> Any:
+    """libc's madvise with its argument types, loaded once (page_out runs every 0.1 s)."""
+    fn = libc.function("madvise")
+    if fn is not None:
+        fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+        fn.restype = ctypes.c_int
     return fn
 
 

@@ -9,14 +9,13 @@ old or the new one, never a mix.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from scim_edge import libc
 from scim_edge.errors import UserError
 
 TMP_PREFIX = ".tmp-"
@@ -120,12 +119,8 @@ def swap_into_place(src: Path, target: Path) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     """Atomically swap two paths with renameat2(RENAME_EXCHANGE); False if unsupported."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        renameat2 = libc.renameat2
-    except (OSError, AttributeError):
+    renameat2 = libc.function("renameat2")
+    if renameat2 is None:
         return False
     at_fdcwd, rename_exchange = -100, 2
     rc = renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange)
