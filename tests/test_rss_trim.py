@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,35 @@ def test_page_out_drops_the_mapped_pages_from_rss(mapped):
         pytest.skip("this kernel has no MADV_PAGEOUT")
     after = _mapping_rss_kb(path)
     assert after < before // 4
+
+
+def test_resident_file_bytes_counts_a_mapped_file(mapped):
+    assert rss_trim.resident_file_bytes() >= SIZE
+
+
+def test_the_trimming_thread_pages_out_when_the_budget_is_passed(mapped):
+    index, path = mapped
+    if rss_trim.page_out(index) < 0:
+        pytest.skip("this kernel has no MADV_PAGEOUT")
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as buf:
+        with rss_trim.trimming(index):
+            sum(buf[i] for i in range(0, SIZE, mmap.PAGESIZE))  # 32 MB resident again
+            time.sleep(0.3)
+            after = _mapping_rss_kb(path)
+    assert after < SIZE // 1024 // 4
+
+
+def _rss_anon_kb() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("RssAnon:"))
+
+
+def test_trim_heap_returns_freed_heap_to_the_kernel():
+    # 2 kB blocks come from malloc's heap; the last one kept pins the heap's top, so the
+    # freed 120 MB below it stays resident until malloc_trim gives it back
+    blocks = [bytearray(2048) for _ in range(60_000)]
+    blocks = blocks[-1:]
+    before = _rss_anon_kb()
+    if not rss_trim.trim_heap():
+        pytest.skip("this C library has no malloc_trim")
+    assert _rss_anon_kb() < before - 60_000
