@@ -277,6 +277,33 @@ class BM25Retriever:
         for key in addrs:
             yield self._passage(self.searcher.doc(by_key[key]), 0.0)
 
+    def article_lead(self, name: str) -> Passage | None:
+        """The lead passage of the article titled `name` (its words, any case), or of the
+        one article that has `name` as a redirect alias; None when there is none."""
+        wanted = _title_key(name)
+        terms = self.query_terms(name)
+        if not wanted or not terms:
+            return None
+        Q, Occur = tantivy.Query, tantivy.Occur
+        by_alias: list[Passage] = []
+        try:
+            for field in (S.TITLE, S.ALIASES):
+                must = [(Occur.Must, Q.term_query(self.schema, field, t)) for t in terms]
+                for _, addr in self.searcher.search(Q.boolean_query(must), TITLE_POOL).hits:
+                    doc = self.searcher.doc(addr)
+                    if not str(doc.get_first(S.DOC_ID) or "").endswith("-0"):
+                        continue
+                    if doc.get_first(S.DISAMBIGUATION):
+                        continue
+                    if field == S.TITLE and _title_key(str(doc.get_first(S.TITLE))) == wanted:
+                        return self._passage(doc, 0.0)
+                    keys = {_title_key(str(a)) for a in doc.to_dict().get(S.ALIASES, [])}
+                    if field == S.ALIASES and wanted in keys:
+                        by_alias.append(self._passage(doc, 0.0))
+        except (ValueError, OSError, RuntimeError) as e:
+            raise self._corrupt(e) from None
+        return by_alias[0] if len(by_alias) == 1 else None
+
     def aliases(self, page_id: int) -> list[str]:
         """Redirect titles that point at the article (stored on its lead passage)."""
         q = tantivy.Query.term_query(self.schema, S.DOC_ID, f"{page_id}-0")

@@ -23,6 +23,7 @@ import numpy as np
 
 from scim_edge.errors import ModelError
 from scim_edge.generation import reader_features as rf
+from scim_edge.lead_types import LeadTypes
 from scim_edge.linear import LinearModel
 from scim_edge.types import Passage
 
@@ -119,14 +120,18 @@ def load_weights(path: Path) -> LinearModel:
 class Reader:
     """Scores candidate spans with a linear model; `read()` returns the ranked pick."""
 
-    def __init__(self, model: LinearModel, source: str = "") -> None:
+    def __init__(
+        self, model: LinearModel, source: str = "", types: LeadTypes | None = None
+    ) -> None:
         self.model = model
         self.source = source
+        self.types = types  # what names are, from their articles in the index
 
     @classmethod
     def for_index(cls, index_dir: Path | None) -> Reader:
         path = weights_path(index_dir)
-        return cls(load_weights(path), str(path))
+        types = LeadTypes.for_index(index_dir) if index_dir is not None else None
+        return cls(load_weights(path), str(path), types)
 
     def read(
         self,
@@ -137,7 +142,7 @@ class Reader:
         """The best candidate; spans whose normalised text is in `exclude` (answers a
         Critic rejected) are never picked."""
         q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
-        cands = rf.candidates(q, passages)
+        cands = rf.candidates(q, passages, self.types)
         banned = {rf.normalise(x) for x in exclude}
         cands = [c for c in cands if rf.normalise(c.text) not in banned]
         if not cands:

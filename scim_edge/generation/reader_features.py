@@ -9,7 +9,9 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - the passage's retrieval rank and score;
 - how many retrieved sentences state the same span (agreement);
 - the words around the span ("by George Orwell", "in England", "79 moons");
-- whether the span repeats the question (such spans are never candidates at all).
+- whether the span repeats the question (such spans are never candidates at all);
+- for a name with its own article in the index, what its lead says it is (`lead_types`):
+  "Mauritania is a country…" fits "Which country…", "Russia" does not fit "which river".
 
 `candidates(question, passages)` returns every span of the top passages' sentences with its
 vector; `FEATURES` names the columns, in order, for the weights file.
@@ -33,6 +35,7 @@ from scim_edge.generation.spans import (
     is_demonym,
     sentence_spans,
 )
+from scim_edge.lead_types import LeadType, LeadTypes
 from scim_edge.ranking import quick_stems
 from scim_edge.types import Passage
 
@@ -89,6 +92,12 @@ _LOCAL = (
     "anchors_right",
     "span_first",
     "in_parens",
+    "lead_known",
+    "lead_head_match",
+    "head_ends_span",
+    "lead_head_clash",
+    "person_q_lead_person",
+    "person_q_lead_thing",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -132,16 +141,20 @@ def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
 
 def question_head(question: str) -> str:
     """The noun a what/which question asks for: "What is the capital of…" → "capital",
-    "What is germanium's atomic number?" → "number"."""
-    low = [w.lower() for w in tu.words(question)]
+    "What is germanium's atomic number?" → "number", "Which U.S. state…" → "state"."""
+    raw = list(tu.words(question))
+    low = [w.lower() for w in raw]
     for i, w in enumerate(low):
         if w in ("what", "which"):
             rest = low[i + 1 :]
             for j, r in enumerate(rest):
                 if r in _HEAD_SKIP or r in ("'s",):
                     continue
+                # "which U.S. state", "which English leader": a name qualifies the head
+                if raw[i + 1 + j][:1].isupper() or "." in r:
+                    continue
                 # "what is X's atomic number": the head is the noun before the end/"of"
-                if j + 1 < len(rest) and rest[j + 1] in ("'s", "’s"):
+                if j + 1 < len(rest) and rest[j + 1] in ("'s", "’s", "s"):
                     tail = [x for x in rest[j + 2 :] if x not in tu.STOPWORDS]
                     return tail[-1] if tail else r
                 return r
@@ -278,6 +291,7 @@ class _Pool:
     # ("George Orwell"): sentences and passages per surname of a person-like name.
     surnames: Counter[str] = field(default_factory=Counter)
     surname_passages: dict[str, set[str]] = field(default_factory=dict)
+    types: LeadTypes | None = None
 
     def agreement(self, sp: Span, key: str) -> tuple[int, int]:
         """(sentences, passages) stating this answer: its own text, or for a name its
@@ -317,7 +331,9 @@ def _sentences(q: QuestionInfo, passages: Sequence[Passage]):
     return top, sents
 
 
-def _collect(q: QuestionInfo, passages: Sequence[Passage]) -> tuple[list[_Raw], _Pool] | None:
+def _collect(
+    q: QuestionInfo, passages: Sequence[Passage], types: LeadTypes | None = None
+) -> tuple[list[_Raw], _Pool] | None:
     """The candidate spans of the passages (typed filtering applied) and their pool."""
     top, sents = _sentences(q, passages)
     if not sents:
@@ -329,7 +345,8 @@ def _collect(q: QuestionInfo, passages: Sequence[Passage]) -> tuple[list[_Raw], 
     idf = {w: math.log(1 + len(sents) / (1 + df[w])) for w in q.stems}
     pool = _Pool(q, idf, sum(idf.values()) or 1.0,
                  max((p.score for p in top), default=0.0) or 1.0, Counter(), {},
-                 " ".join(w.lower() for w in tu.words(q.text)), {}, {})  # fmt: skip
+                 " ".join(w.lower() for w in tu.words(q.text)), {}, {},
+                 types=types)  # fmt: skip
     raw: list[_Raw] = []
     for (rank, p, s), st in zip(sents, stems, strict=True):
         for sp in sentence_spans(s):
@@ -403,12 +420,21 @@ def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
     }
 
 
+def _lead(pool: _Pool, sp: Span) -> LeadType | None:
+    """The definition of the name's own article, when the index has one."""
+    if pool.types is None or sp.kind != "entity":
+        return None
+    return pool.types.of(sp.text)
+
+
 def _span_cues(pool: _Pool, sp: Span, sentence: str) -> dict[str, float]:
     """The span itself and the words around it: "by George Orwell", "in England"."""
     q = pool.q
     sp_words = [w.lower() for w in _WORD.findall(sp.text)]
     before = sentence[: sp.start]
-    person = person_like(sp) or (len(sp_words) == 1 and surname(sp) in pool.surnames)
+    lead = _lead(pool, sp)
+    lead_person = lead is not None and lead.person  # "Rumi", "Vivaldi": one-word names
+    person = person_like(sp) or (len(sp_words) == 1 and surname(sp) in pool.surnames) or lead_person
     place = place_like(sp)
     return {
         "span_q_share": sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words)),
@@ -423,7 +449,7 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str) -> dict[str, float]:
         "after_punct": float(sp.after in (",", ".", ";", ":")),
         "after_paren": float(sp.after == "("),
         "unit_in_question": float(bool(sp.unit) and tu.stem(sp.unit) in q.stems),
-        "demonym": float(sp.kind == "entity" and is_demonym(sp.text)),
+        "demonym": float(sp.kind == "entity" and is_demonym(sp.text) and not lead_person),
         "not_person_word": float(bool(set(sp_words) & NOT_PERSON_WORDS)),
         "in_quotes": float(before.count('"') % 2 == 1 or before.count("“") > before.count("”")),
         "person_like": float(person),
@@ -435,13 +461,36 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str) -> dict[str, float]:
     }
 
 
-def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> list[Candidate]:
+def _lead_cues(pool: _Pool, sp: Span) -> dict[str, float]:
+    """What the name's own article says it is, against what the question asks for."""
+    if pool.types is None or sp.kind != "entity":
+        return {}
+    lead = _lead(pool, sp)
+    q = pool.q
+    words = _WORD.findall(sp.text)
+    ends_head = bool(q.head) and bool(words) and tu.stem(words[-1].lower()) == q.head
+    f = {"head_ends_span": float(ends_head)}
+    if lead is None:
+        return f
+    match = bool(q.head) and q.head in lead.head_stems
+    f["lead_known"] = 1.0
+    f["lead_head_match"] = float(match)
+    f["lead_head_clash"] = float(bool(q.head and lead.heads) and not match and not ends_head)
+    f["person_q_lead_person"] = float(q.kind == "person" and lead.person)
+    f["person_q_lead_thing"] = float(q.kind == "person" and not lead.person and bool(lead.heads))
+    return f
+
+
+def candidates(
+    question: str | QuestionInfo, passages: Sequence[Passage], types: LeadTypes | None = None
+) -> list[Candidate]:
     """Every candidate span in the top passages' sentences, each with its feature vector.
 
     Spans whose content words all occur in the question are left out: the reader never
-    answers with what the user already said."""
+    answers with what the user already said. `types` looks names up in the index (their
+    article's definition); without it those features are zero."""
     q = question if isinstance(question, QuestionInfo) else analyse(question)
-    collected = _collect(q, passages)
+    collected = _collect(q, passages, types)
     if collected is None:
         return []
     raw, pool = collected
@@ -453,6 +502,7 @@ def candidates(question: str | QuestionInfo, passages: Sequence[Passage]) -> lis
             **_position(pool, sp, s, st),
             **_context(pool, sp, p, rank),
             **_span_cues(pool, sp, s),
+            **_lead_cues(pool, sp),
         }
         for name, value in local.items():
             f[_COLUMN[name]] = value

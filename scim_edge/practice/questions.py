@@ -8,7 +8,10 @@ number or a short noun phrase) and the rest turned into a question:
    so the question does not copy the sentence (people paraphrase; Lewis et al. 2019 found
    noisy clozes train better readers than exact ones);
 3. a leading pronoun becomes the article's title, and the title is named when the kept words
-   do not name it, because people name the thing they ask about.
+   do not name it, because people name the thing they ask about;
+4. a name with its own article is often asked for by what that article says it is
+   ("Amsterdam" → "in which city", "Rumi" → "which poet"; `lead_types`), as people ask
+   "Which country…" rather than "What…".
 The answer never occurs in the question. Same index and seed, same pairs.
 """
 
@@ -24,6 +27,7 @@ from scim_edge import textutil as tu
 from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.generation.reader_features import normalise, person_like, place_like
 from scim_edge.generation.spans import Span, is_demonym, sentence_spans
+from scim_edge.lead_types import LeadTypes
 from scim_edge.quality import well_formed
 from scim_edge.query_formulation import is_boilerplate
 from scim_edge.types import Passage
@@ -39,6 +43,7 @@ TERSE_SHARE = 0.25  # questions that keep only the relation words and the subjec
 TERSE_WORDS = 3
 NP_ONLY_SKIP = 0.7  # most sentences with nothing but noun phrases are passed over
 DROP_STOPWORD = 0.35
+TYPED_SHARE = 0.5  # names with an article asked for by its type ("which city")
 
 
 @dataclass(frozen=True)
@@ -56,8 +61,13 @@ class PracticePair:
         return asdict(self)
 
 
-def wh_phrase(span: Span, sentence: str) -> tuple[str, bool]:
-    """(wh-phrase, drop the preposition before the span)."""
+def wh_phrase(span: Span, sentence: str, type_word: str = "") -> tuple[str, bool]:
+    """(wh-phrase, drop the preposition before the span); `type_word` ("city") asks for
+    an entity by its type: "in which city", "which poet"."""
+    if span.kind == "entity" and type_word:
+        if span.before in _PLACE_PREPS:
+            return f"{span.before} which {type_word}", True
+        return f"which {type_word}", False
     if span.kind == "year":
         return ("since what year" if span.before == "since" else "in what year",
                 span.before in _TIME_PREPS)  # fmt: skip
@@ -81,9 +91,11 @@ def _window(words: list[str], lo: int, hi: int, rng: random.Random) -> tuple[int
     return max(0, lo - width), min(len(words), hi + width)
 
 
-def make_question(sentence: str, span: Span, title: str, rng: random.Random) -> str | None:
+def make_question(
+    sentence: str, span: Span, title: str, rng: random.Random, type_word: str = ""
+) -> str | None:
     """One noisy, reordered cloze question for `span` of `sentence`, or None."""
-    wh, drop_prep = wh_phrase(span, sentence)
+    wh, drop_prep = wh_phrase(span, sentence, type_word)
     head = sentence[: span.start].rstrip()
     tail = sentence[span.end :].lstrip()
     if drop_prep and head.split():
@@ -166,10 +178,26 @@ def _pick_span(spans: list[Span], title: str, rng: random.Random) -> Span | None
     return rng.choice([s for s in usable if s.kind == kind])
 
 
+def _type_word(span: Span, types: LeadTypes | None, rng: random.Random) -> str:
+    """The word to ask for `span` by ("city"), drawn for TYPED_SHARE of the names whose
+    article defines them; "" to ask plainly."""
+    if types is None or span.kind != "entity" or rng.random() >= TYPED_SHARE:
+        return ""
+    lead = types.of(span.text)
+    if lead is None or not lead.heads:
+        return ""
+    return rng.choice(lead.heads)
+
+
 def pairs_from_passages(
-    passages: Iterator[Passage], n: int, seed: int, heldout: float = 0.2
+    passages: Iterator[Passage],
+    n: int,
+    seed: int,
+    heldout: float = 0.2,
+    types: LeadTypes | None = None,
 ) -> list[PracticePair]:
-    """Up to `n` pairs, at most two per passage, from passages in the order given."""
+    """Up to `n` pairs, at most two per passage, from passages in the order given; with
+    `types`, some names are asked for by the type their article gives them."""
     rng = random.Random(seed)
     out: list[PracticePair] = []
     for p in passages:
@@ -184,7 +212,7 @@ def pairs_from_passages(
             span = _pick_span(list(sentence_spans(sent)), p.title, rng)
             if span is None:
                 continue
-            question = make_question(sent, span, p.title, rng)
+            question = make_question(sent, span, p.title, rng, _type_word(span, types, rng))
             if question is None:
                 continue
             split = "heldout" if rng.random() < heldout else "train"

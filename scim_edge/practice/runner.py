@@ -32,6 +32,7 @@ from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
+from scim_edge.lead_types import LeadTypes
 from scim_edge.linear import fit_grouped_softmax, group_softmax
 from scim_edge.practice import store
 from scim_edge.practice.questions import PracticePair, pairs_from_passages
@@ -88,9 +89,13 @@ def _present(passages: Sequence[Any], answer: str) -> bool:
 
 
 def reader_examples(
-    retriever: Any, pairs: Sequence[PracticePair], settings: Settings
+    retriever: Any,
+    pairs: Sequence[PracticePair],
+    settings: Settings,
+    types: LeadTypes | None = None,
 ) -> dict[str, np.ndarray]:
-    """Feature rows, labels and group sizes for `pairs` (pass 1), two groups per pair."""
+    """Feature rows, labels and group sizes for `pairs` (pass 1), two groups per pair;
+    `types` as the reader will have them when it answers."""
     rows: list[np.ndarray] = []
     labels: list[np.ndarray] = []
     sizes: list[int] = []
@@ -102,7 +107,7 @@ def reader_examples(
                             settings.candidates, pair.question)  # fmt: skip
         for k in (settings.k1, k_max):
             passages = order_passages(pair.question, found[:k])
-            cands = rf.candidates(pair.question, passages)
+            cands = rf.candidates(pair.question, passages, types)
             y = _label(cands, pair.answer)
             sizes.append(len(cands))
             pair_index.append(i)
@@ -204,12 +209,15 @@ def _chunks(n: int) -> list[tuple[int, int]]:
     return [(s, min(n, s + CHUNK)) for s in range(0, n, CHUNK)]
 
 
-def _make_pairs(part: Path, retriever: Any, opts: PracticeOptions, report: Progress):
+def _make_pairs(
+    part: Path, retriever: Any, opts: PracticeOptions, report: Progress, types: LeadTypes
+):
     pairs_file = part / "pairs.jsonl"
     if pairs_file.is_file():
         return [PracticePair(**d) for d in store.read_jsonl(pairs_file)], pairs_file
     report("questions", 0, opts.questions)
-    pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed)
+    pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed,
+                                types=types)  # fmt: skip
     if len(pairs) < MIN_PAIRS:
         raise UserError(
             f"the index yields only {len(pairs)} practice questions; at least {MIN_PAIRS} "
@@ -221,14 +229,19 @@ def _make_pairs(part: Path, retriever: Any, opts: PracticeOptions, report: Progr
 
 
 def _reader_pass(
-    part: Path, retriever: Any, pairs: list[PracticePair], settings: Settings, report: Progress
+    part: Path,
+    retriever: Any,
+    pairs: list[PracticePair],
+    settings: Settings,
+    report: Progress,
+    types: LeadTypes,
 ) -> dict[str, np.ndarray]:
     """Pass 1, chunk by chunk (a finished chunk is never redone)."""
     chunks, offsets = [], []
     for n, (a, b) in enumerate(_chunks(len(pairs))):
         path = part / f"reader-{n:04d}.npz"
         if not path.is_file():
-            data = reader_examples(retriever, pairs[a:b], settings)
+            data = reader_examples(retriever, pairs[a:b], settings, types)
             tmp = path.with_suffix(".tmp.npz")
             np.savez(tmp, **data)
             tmp.replace(path)
@@ -280,11 +293,12 @@ def run_practice(
         raise UserError("the index has no passages to practise on", hint="rebuild it from a dump")
     params = _params(opts, retriever, settings)
     part = store.open_partial(index_dir, params)
-    pairs, pairs_file = _make_pairs(part, retriever, opts, report)
+    types = LeadTypes.for_index(index_dir)  # one cache for the questions and the reader
+    pairs, pairs_file = _make_pairs(part, retriever, opts, report, types)
     timings["questions_s"] = round(time.perf_counter() - t0, 2)
 
     t1 = time.perf_counter()
-    data = _reader_pass(part, retriever, pairs, settings, report)
+    data = _reader_pass(part, retriever, pairs, settings, report, types)
     timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
 
     t2 = time.perf_counter()
@@ -295,7 +309,7 @@ def run_practice(
 
     t3 = time.perf_counter()
     if hasattr(engine.generator, "use_reader"):
-        engine.generator.use_reader(Reader(model, "practice"))
+        engine.generator.use_reader(Reader(model, "practice", types))
     loop_settings = settings.replace(loop=opts.loop, cache_answers=False, critic="heuristic")
     # The traces are what a Critic learns from: no Critic may judge them, so a stale or
     # missing one cannot change or stop them.

@@ -1,0 +1,142 @@
+"""What kind of thing a name is, read from the first sentence of its own article.
+
+A Wikipedia lead defines its subject: "Montana is a landlocked state in the Mountain West",
+"Rumi (30 September 1207 – 17 December 1273) was a 13th-century Persian poet". The head
+nouns of that definition ("state", "poet") are the types a question asks for ("which U.S.
+state", "which poet"), and life dates in the lead's first parentheses say it is a person.
+
+The reader reads these types for its candidate names (`reader_features`), and self-practice
+asks "which state …" of them, so what the reader learns about types comes from the user's
+own index, not from a hand-made gazetteer. `LeadTypes` looks names up in an index through
+`BM25Retriever.article_lead` and remembers what it found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from scim_edge import textutil as tu
+from scim_edge.types import Passage
+
+_COPULAS = frozenset({"is", "was", "are", "were"})
+_SKIP_TAGS = frozenset({"DT", "JJ", "JJR", "JJS", "RB", "CD", "VBN", "VBG", "PRP$", "POS",
+                        "NNP", "NNPS", "HYPH", "``", "''"})  # fmt: skip
+_NOUN_TAGS = frozenset({"NN", "NNS"})
+_FIRST_WORDS = 25  # a copula later than this is not the lead's definition
+_LIFE_DATES = re.compile(r"\b(?:born|died|c\.\s*)?\d{3,4}\b|\bborn\b", re.IGNORECASE)
+_PARENS = re.compile(r"\s*\([^()]*\)")
+_GENDERED = frozenset({"he", "she", "his", "her", "him", "himself", "herself"})
+_NEUTER = frozenset({"it", "its", "itself"})
+MAX_HEADS = 3
+CACHE = 65536  # names remembered per index
+
+
+@dataclass(frozen=True)
+class LeadType:
+    """The head nouns of a lead's definition (lower-case, as written) and whether its
+    first parentheses hold life dates."""
+
+    heads: tuple[str, ...]
+    person: bool
+
+    @property
+    def head_stems(self) -> frozenset[str]:
+        return frozenset(tu.stem(h) for h in self.heads)
+
+
+UNKNOWN = LeadType((), False)
+
+
+def lead_type(text: str) -> LeadType:
+    """The type a lead passage gives its subject; `UNKNOWN` when its first sentence is not
+    a definition ("X is a/the … NOUN …")."""
+    first = next(iter(tu.sentences(text)), "")
+    if not first:
+        return UNKNOWN
+    parens = re.findall(r"\(([^()]*)\)", first)
+    person = (bool(parens) and bool(_LIFE_DATES.search(parens[0]))) or _about_a_person(text)
+    plain = _PARENS.sub("", first)
+    tags = tu.pos_tags(plain)
+    at = next(
+        (i for i, (w, _) in enumerate(tags[:_FIRST_WORDS]) if w.lower() in _COPULAS),
+        None,
+    )
+    if at is None:
+        return LeadType((), person)
+    return LeadType(_heads(tags[at + 1 :]), person)
+
+
+def _about_a_person(text: str) -> bool:
+    """The lead speaks of its subject as "he" or "she" more than as "it" (dumps' cleaned
+    leads often lose the life dates)."""
+    low = [w.lower() for w in tu.words(text)]
+    gendered = sum(w in _GENDERED for w in low)
+    return gendered >= 2 and gendered > sum(w in _NEUTER for w in low)
+
+
+def _heads(tags: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The last noun of each noun run of the definition's first phrase: "the capital and
+    largest city of …" gives ("capital", "city"); "one of the …" is read past."""
+    heads: list[str] = []
+    run: list[str] = []
+    last_adjective = ""  # "a Sufi mystic, poet…": the tagger may read a head as an adjective
+    words = [w.lower() for w, _ in tags]
+    i = 0
+    if words[:3] == ["one", "of", "the"]:
+        i = 3
+    for w, t in tags[i:]:
+        low = w.lower()
+        if t in _NOUN_TAGS and low.isalpha():
+            run.append(low)
+            continue
+        if low in ("and", "or", ","):  # "statesman, politician and soldier"
+            if run or last_adjective:
+                heads.append(run[-1] if run else last_adjective)
+            run, last_adjective = [], ""
+            continue
+        if t in _SKIP_TAGS or low == "-":
+            if run:  # "state Mountain…": a proper noun after the head ends the phrase
+                break
+            last_adjective = low if t == "JJ" and low.isalpha() else ""
+            continue
+        break
+    if run or last_adjective:
+        heads.append(run[-1] if run else last_adjective)
+    return tuple(dict.fromkeys(heads))[:MAX_HEADS]
+
+
+class LeadTypes:
+    """Types of names in one index, looked up by exact article title and remembered."""
+
+    def __init__(self, find_lead: Callable[[str], Passage | None]) -> None:
+        self._find = find_lead
+        self._seen: dict[str, LeadType | None] = {}
+
+    @classmethod
+    def for_index(cls, index_dir: Path) -> LeadTypes:
+        """Types from the index at `index_dir`, opened at the first look-up."""
+        opened: list = []
+
+        def find(name: str) -> Passage | None:
+            if not opened:
+                from scim_edge.retrieval import BM25Retriever
+
+                opened.append(BM25Retriever.open(index_dir))
+            return opened[0].article_lead(name)
+
+        return cls(find)
+
+    def of(self, name: str) -> LeadType | None:
+        """The type of the article titled `name`, or None when the index has none."""
+        key = " ".join(name.lower().split())
+        if key in self._seen:
+            return self._seen[key]
+        lead = self._find(name)
+        found = lead_type(lead.text) if lead is not None else None
+        if len(self._seen) >= CACHE:
+            self._seen.pop(next(iter(self._seen)))
+        self._seen[key] = found
+        return found

@@ -1,0 +1,131 @@
+"""What kind of thing a name is, from its article's lead: the definition's head nouns, life
+dates or pronouns for a person, the exact-title look-up in a real index, and the reader
+features and practice questions built on them."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from scim_edge.generation import reader_features as rf
+from scim_edge.lead_types import LeadTypes, lead_type
+from scim_edge.practice.questions import make_question, pairs_from_passages
+from scim_edge.retrieval import BM25Retriever
+from scim_edge.types import Passage
+
+
+def test_the_head_noun_of_a_definition_is_its_type():
+    lead = lead_type("Montana is a landlocked state in the Mountain West subregion.")
+    assert lead.heads == ("state",)
+
+
+def test_each_noun_of_a_coordinated_definition_is_a_type():
+    lead = lead_type("Amsterdam is the capital and largest city of the Netherlands.")
+    assert lead.heads == ("capital", "city")
+
+
+def test_a_listed_role_is_read_past_its_adjective():
+    lead = lead_type("Rumi, commonly known as Rumi, was a Sufi mystic, poet, and founder of it.")
+    assert "poet" in lead.heads
+
+
+def test_life_dates_in_the_first_parentheses_make_a_person():
+    lead = lead_type("Edwin Hubble (November 20, 1889 – September 28, 1953) was an astronomer.")
+    assert lead.person
+
+
+def test_a_lead_that_says_he_is_about_a_person():
+    lead = lead_type("Edwin Hubble was an American astronomer. He showed that his galaxies moved.")
+    assert lead.person
+
+
+def test_a_lead_that_says_it_is_not_about_a_person():
+    lead = lead_type("The Taj Mahal is an ivory-white marble mausoleum. It was built in 1631.")
+    assert (lead.heads, lead.person) == (("mausoleum",), False)
+
+
+def test_a_sentence_that_defines_nothing_has_no_type():
+    assert lead_type("In 1725 the concertos were published in Amsterdam.").heads == ()
+
+
+def test_a_name_is_looked_up_once():
+    calls: list[str] = []
+
+    def find(name: str) -> Passage | None:
+        calls.append(name)
+        return Passage("1-0", "Mauritania", "", "Mauritania is a country in Northwest Africa.")
+
+    types = LeadTypes(find)
+    types.of("Mauritania")
+    assert types.of("mauritania").heads == ("country",) and calls == ["Mauritania"]
+
+
+def test_article_lead_finds_an_article_by_its_exact_title(sample_index):
+    lead = BM25Retriever.open(sample_index).article_lead("animal farm")
+    assert (lead.title, lead.doc_id) == ("Animal Farm", "620-0") if lead else lead
+
+
+def test_article_lead_refuses_a_title_that_only_contains_the_name(sample_index):
+    # "Farm" is in the title "Animal Farm" but is not that title (nor an alias of it)
+    assert BM25Retriever.open(sample_index).article_lead("Farm") is None
+
+
+def _passages() -> list[Passage]:
+    text = (
+        "The Banc d'Arguin National Park lies on the west coast of Mauritania, "
+        "near the Tamanrasset River and the city of Nouakchott."
+    )
+    return [Passage("9-0", "Banc d'Arguin National Park", "", text, 10.0)]
+
+
+def _fake_types() -> LeadTypes:
+    leads = {
+        "mauritania": "Mauritania is a country in Northwest Africa.",
+        "nouakchott": "Nouakchott is the capital and largest city of Mauritania.",
+    }
+
+    def find(name: str) -> Passage | None:
+        text = leads.get(name.lower())
+        return Passage("1-0", name, "", text) if text else None
+
+    return LeadTypes(find)
+
+
+def _features(question: str, types: LeadTypes | None) -> dict[str, dict[str, float]]:
+    cands = rf.candidates(question, _passages(), types)
+    return {c.text: dict(zip(rf.FEATURES, c.features.tolist(), strict=True)) for c in cands}
+
+
+def test_a_name_whose_article_gives_the_asked_type_matches():
+    f = _features("Which country is home to the Banc d'Arguin National Park?", _fake_types())
+    assert f["Mauritania"]["lead_head_match"] == 1.0
+
+
+def test_a_name_whose_article_gives_another_type_clashes():
+    f = _features("Which country is home to the Banc d'Arguin National Park?", _fake_types())
+    assert f["Nouakchott"]["lead_head_clash"] == 1.0
+
+
+def test_a_name_ending_in_the_asked_type_is_marked():
+    f = _features("Which river flows near the Banc d'Arguin National Park?", _fake_types())
+    assert f["Tamanrasset River"]["head_ends_span"] == 1.0
+
+
+def test_without_types_the_lead_features_are_zero():
+    f = _features("Which country is home to the Banc d'Arguin National Park?", None)
+    assert f["Mauritania"]["lead_known"] == 0.0
+
+
+def test_practice_asks_for_a_name_by_its_type():
+    from scim_edge.generation.spans import sentence_spans
+
+    sent = "The concertos were published in 1725 in Amsterdam by Michel-Charles Le Cène."
+    span = next(s for s in sentence_spans(sent) if s.text == "Amsterdam")
+    q = make_question(sent, span, "The Four Seasons", random.Random(0), "city")
+    assert q is not None and q.startswith("In which city")
+
+
+def test_practice_with_types_asks_some_questions_by_type(sample_index):
+    r = BM25Retriever.open(sample_index)
+    pairs = pairs_from_passages(r.sample(2), 150, 2, types=LeadTypes(r.article_lead))
+    assert any(re.match(r"(?:\w+ )?which \w+", p.question.lower()) for p in pairs)
