@@ -291,14 +291,13 @@ class BM25Retriever:
                 must = [(Occur.Must, Q.term_query(self.schema, field, t)) for t in terms]
                 for _, addr in self.searcher.search(Q.boolean_query(must), TITLE_POOL).hits:
                     doc = self.searcher.doc(addr)
-                    if not str(doc.get_first(S.DOC_ID) or "").endswith("-0"):
-                        continue
                     if doc.get_first(S.DISAMBIGUATION):
                         continue
                     if field == S.TITLE and _title_key(str(doc.get_first(S.TITLE))) == wanted:
-                        return self._passage(doc, 0.0)
+                        # any passage of the article names its lead: all share its title
+                        return self.get(f"{doc.get_first(S.PAGE_ID)}-0")
                     keys = {_title_key(str(a)) for a in doc.to_dict().get(S.ALIASES, [])}
-                    if field == S.ALIASES and wanted in keys:
+                    if field == S.ALIASES and wanted in keys:  # aliases live on leads
                         by_alias.append(self._passage(doc, 0.0))
         except (ValueError, OSError, RuntimeError) as e:
             raise self._corrupt(e) from None

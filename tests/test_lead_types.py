@@ -129,3 +129,27 @@ def test_practice_with_types_asks_some_questions_by_type(sample_index):
     r = BM25Retriever.open(sample_index)
     pairs = pairs_from_passages(r.sample(2), 150, 2, types=LeadTypes(r.article_lead))
     assert any(re.match(r"(?:\w+ )?which \w+", p.question.lower()) for p in pairs)
+
+
+def _rumi(types: LeadTypes | None) -> dict[str, float]:
+    text = "The Divan is a collection of poems written by the Persian poet Rumi."
+    cands = rf.candidates("Which poet wrote the Divan?", [Passage("2-0", "Divan", "", text)], types)
+    c = next(c for c in cands if c.text == "Rumi")
+    return dict(zip(rf.FEATURES, c.features.tolist(), strict=True))
+
+
+def _rumi_types() -> LeadTypes:
+    lead = "Rumi was a Persian poet. He wrote the Divan; his son founded an order."
+    return LeadTypes(lambda name: Passage("7-0", "Rumi", "", lead) if name == "Rumi" else None)
+
+
+def test_a_one_word_name_that_looks_like_a_nationality_is_one_without_its_article():
+    assert _rumi(None)["demonym"] == 1.0
+
+
+def test_a_one_word_name_whose_article_is_about_a_person_is_not_a_nationality():
+    assert _rumi(_rumi_types())["demonym"] == 0.0
+
+
+def test_a_one_word_name_whose_article_is_about_a_person_is_person_like():
+    assert _rumi(_rumi_types())["person_like"] == 1.0
