@@ -240,7 +240,7 @@ def retrieve(
     ]
     if pools and hasattr(retriever, "get"):
         pools[0] += ranking.named_leads(retriever, question, [p for pl in pools for p in pl],
-                                        exclude)  # fmt: skip
+                                        exclude, formulation.queries[0])  # fmt: skip
     if formulation.query_scorers is None:
         return ranking.rank([p for pool in pools for p in pool], formulation.scorer, k, exclude)
     ranked = [

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -77,7 +78,11 @@ def hybrid_score(passage: Passage, query: str) -> float:
 
 
 def named_leads(
-    retriever: Any, question: str, pool: Sequence[Passage], exclude: Collection[str]
+    retriever: Any,
+    question: str,
+    pool: Sequence[Passage],
+    exclude: Collection[str],
+    query: str | None = None,
 ) -> list[Passage]:
     """The lead passages of the articles the question names (their whole title occurs in
     it) that the search did not bring: when a question names an article, its lead is
@@ -90,6 +95,10 @@ def named_leads(
         if lead_id not in have and len(out) < MAX_NAMED_LEADS:
             lead = retriever.get(lead_id)
             if lead is not None:
+                # scored as the pool's search (`query`) would score it, not 0: the reader
+                # weighs BM25 scores
+                if hasattr(retriever, "score_of"):
+                    lead = replace(lead, score=retriever.score_of(query or question, lead_id))
                 out.append(lead)
                 have.add(lead_id)
     return out

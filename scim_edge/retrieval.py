@@ -277,6 +277,21 @@ class BM25Retriever:
         for key in addrs:
             yield self._passage(self.searcher.doc(by_key[key]), 0.0)
 
+    def score_of(self, query: str, doc_id: str) -> float:
+        """The BM25 score `search(query)` gives the passage `doc_id` (0.0 when it does not
+        match): a passage fetched by id is scored as if the search had found it."""
+        terms = self.query_terms(query)
+        if not terms:
+            return 0.0
+        Q, Occur = tantivy.Query, tantivy.Occur
+        only = Q.const_score_query(Q.term_query(self.schema, S.DOC_ID, doc_id), 0.0)
+        q = Q.boolean_query([(Occur.Must, self._query(terms, ())), (Occur.Must, only)])
+        try:
+            hits = self.searcher.search(q, 1).hits
+        except (ValueError, OSError, RuntimeError) as e:
+            raise self._corrupt(e) from None
+        return float(hits[0][0]) if hits else 0.0
+
     def article_lead(self, name: str) -> Passage | None:
         """The lead passage of the article titled `name` (its words, any case), or of the
         one article that has `name` as a redirect alias; None when there is none."""
