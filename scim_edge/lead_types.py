@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scim_edge import textutil as tu
+from scim_edge.retrieval import BM25Retriever
 from scim_edge.types import Passage
 
 _COPULAS = frozenset({"is", "was", "are", "were"})
@@ -36,8 +37,8 @@ CACHE = 65536  # names remembered per index
 
 @dataclass(frozen=True)
 class LeadType:
-    """The head nouns of a lead's definition (lower-case, as written) and whether its
-    first parentheses hold life dates."""
+    """The head nouns of a lead's definition (lower-case, as written) and whether the lead
+    is about a person (life dates in its first parentheses, or "he"/"she" more than "it")."""
 
     heads: tuple[str, ...]
     person: bool
@@ -118,12 +119,10 @@ class LeadTypes:
     @classmethod
     def for_index(cls, index_dir: Path) -> LeadTypes:
         """Types from the index at `index_dir`, opened at the first look-up."""
-        opened: list = []
+        opened: list[BM25Retriever] = []
 
         def find(name: str) -> Passage | None:
             if not opened:
-                from scim_edge.retrieval import BM25Retriever
-
                 opened.append(BM25Retriever.open(index_dir))
             return opened[0].article_lead(name)
 

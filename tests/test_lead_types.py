@@ -153,3 +153,10 @@ def test_a_one_word_name_whose_article_is_about_a_person_is_not_a_nationality():
 
 def test_a_one_word_name_whose_article_is_about_a_person_is_person_like():
     assert _rumi(_rumi_types())["person_like"] == 1.0
+
+
+def test_the_reader_of_an_index_looks_names_up_in_that_index(sample_index):
+    from scim_edge.generation.reader import Reader
+
+    types = Reader.for_index(sample_index).types
+    assert types is not None and types.of("Animal Farm") is not None
