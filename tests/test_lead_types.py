@@ -163,3 +163,7 @@ def test_the_reader_of_an_index_looks_names_up_in_that_index(sample_index):
 
     types = Reader.for_index(sample_index).types
     assert types is not None and types.of("Animal Farm") is not None
+
+
+def test_the_question_head_skips_a_name_before_the_noun():
+    assert rf.question_head("In which U.S. state does the Missouri River rise?") == "state"
