@@ -29,9 +29,7 @@ import ctypes
 import os
 import threading
 from collections.abc import Iterator
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from scim_edge import libc
 
@@ -59,20 +57,10 @@ def mapped_ranges(under: Path, maps: str = "/proc/self/maps") -> list[tuple[int,
     return out
 
 
-@lru_cache(maxsize=1)
-def _madvise() -> Any:
-    """libc's madvise with its argument types, loaded once (page_out runs every 0.1 s)."""
-    fn = libc.function("madvise")
-    if fn is not None:
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
-        fn.restype = ctypes.c_int
-    return fn
-
-
 def page_out(under: Path) -> int:
     """Advise the kernel to page out the mappings of files below `under`; returns the bytes
     advised, or -1 when the kernel refuses the advice (too old: EINVAL)."""
-    fn = _madvise()
+    fn = libc.function("madvise", (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int))
     if fn is None:
         return -1
     total = 0
@@ -95,19 +83,10 @@ def resident_file_bytes(statm: str = "/proc/self/statm") -> int:
         return -1
 
 
-@lru_cache(maxsize=1)
-def _malloc_trim() -> Any:
-    fn = libc.function("malloc_trim")
-    if fn is not None:
-        fn.argtypes = [ctypes.c_size_t]
-        fn.restype = ctypes.c_int
-    return fn
-
-
 def trim_heap() -> bool:
     """Give the heap's free memory back to the kernel (glibc's malloc_trim); False where
     the C library has no such call."""
-    fn = _malloc_trim()
+    fn = libc.function("malloc_trim", (ctypes.c_size_t,))
     if fn is None:
         return False
     fn(0)
@@ -116,7 +95,9 @@ def trim_heap() -> bool:
 
 @contextlib.contextmanager
 def trimming(under: Path, period: float = PERIOD_S) -> Iterator[None]:
-    """Page out the mapped files below `under` every `period` seconds while the block runs."""
+    """While the block runs: every `period` seconds count the resident file pages and, past
+    FILE_BUDGET, page out the mapped files below `under`; every TRIM_EVERY periods give
+    freed heap back to the kernel."""
     stop = threading.Event()
 
     def loop() -> None:

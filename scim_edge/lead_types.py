@@ -28,7 +28,7 @@ _SKIP_TAGS = frozenset({"DT", "JJ", "JJR", "JJS", "RB", "CD", "VBN", "VBG", "PRP
 _NOUN_TAGS = frozenset({"NN", "NNS"})
 _FIRST_WORDS = 25  # a copula later than this is not the lead's definition
 _LIFE_DATES = re.compile(r"\b(?:born|died|c\.\s*)?\d{3,4}\b|\bborn\b", re.IGNORECASE)
-_PARENS = re.compile(r"\s*\([^()]*\)")
+_PARENS = re.compile(r"\s*\(([^()]*)\)")
 _GENDERED = frozenset({"he", "she", "his", "her", "him", "himself", "herself"})
 _NEUTER = frozenset({"it", "its", "itself"})
 MAX_HEADS = 3
@@ -57,7 +57,7 @@ def lead_type(text: str) -> LeadType:
     first = next(iter(tu.sentences(text)), "")
     if not first:
         return UNKNOWN
-    parens = re.findall(r"\(([^()]*)\)", first)
+    parens = _PARENS.findall(first)
     person = (bool(parens) and bool(_LIFE_DATES.search(parens[0]))) or _about_a_person(text)
     plain = _PARENS.sub("", first)
     tags = tu.pos_tags(plain)

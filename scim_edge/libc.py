@@ -11,11 +11,18 @@ from typing import Any
 
 
 @cache
-def function(name: str) -> Any:
-    """libc's `name`, set to record errno, or None off Linux or when libc lacks it."""
+def function(
+    name: str, argtypes: tuple[Any, ...] | None = None, restype: Any = ctypes.c_int
+) -> Any:
+    """libc's `name`, set to record errno (and, given `argtypes`, typed), loaded once per
+    signature; None off Linux or when libc lacks it."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return getattr(ctypes.CDLL(None, use_errno=True), name)
+        fn = getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError):
         return None
+    if argtypes is not None:
+        fn.argtypes = list(argtypes)
+        fn.restype = restype
+    return fn

@@ -427,12 +427,11 @@ def _lead(pool: _Pool, sp: Span) -> LeadType | None:
     return pool.types.of(sp.text)
 
 
-def _span_cues(pool: _Pool, sp: Span, sentence: str) -> dict[str, float]:
+def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> dict[str, float]:
     """The span itself and the words around it: "by George Orwell", "in England"."""
     q = pool.q
     sp_words = [w.lower() for w in _WORD.findall(sp.text)]
     before = sentence[: sp.start]
-    lead = _lead(pool, sp)
     lead_person = lead is not None and lead.person  # "Rumi", "Vivaldi": one-word names
     person = person_like(sp) or (len(sp_words) == 1 and surname(sp) in pool.surnames) or lead_person
     place = place_like(sp)
@@ -461,11 +460,10 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str) -> dict[str, float]:
     }
 
 
-def _lead_cues(pool: _Pool, sp: Span) -> dict[str, float]:
+def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None) -> dict[str, float]:
     """What the name's own article says it is, against what the question asks for."""
     if pool.types is None or sp.kind != "entity":
         return {}
-    lead = _lead(pool, sp)
     q = pool.q
     words = _WORD.findall(sp.text)
     ends_head = bool(q.head) and bool(words) and tu.stem(words[-1].lower()) == q.head
@@ -498,11 +496,12 @@ def candidates(
     for sp, s, p, rank, st in raw:
         f = np.zeros(len(FEATURES), dtype=np.float32)
         f[QUESTION_KINDS.index(q.kind) * len(KINDS) + KINDS.index(sp.kind)] = 1.0
+        lead = _lead(pool, sp)  # looked up once, read by two groups of features
         local = {
             **_position(pool, sp, s, st),
             **_context(pool, sp, p, rank),
-            **_span_cues(pool, sp, s),
-            **_lead_cues(pool, sp),
+            **_span_cues(pool, sp, s, lead),
+            **_lead_cues(pool, sp, lead),
         }
         for name, value in local.items():
             f[_COLUMN[name]] = value
