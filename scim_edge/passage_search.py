@@ -137,9 +137,12 @@ def make_passage_search(
     settings: Settings, engine: Any, *, retriever: Any = _UNSET, reranker: Any = _UNSET
 ) -> PassageSearch:
     """The pipeline `settings` names over the engine's BM25 index. `retriever` and
-    `reranker` bind given objects instead (None for `reranker` binds none)."""
+    `reranker` bind given objects instead (None for `reranker` binds none); a retriever
+    bound in `engine.slots` is used by every loop, and is never cached."""
     note = ""
     if retriever is _UNSET or retriever is None:
+        retriever = getattr(getattr(engine, "slots", None), "retriever", None)  # bound in
+    if retriever is None:
         from scim_edge.vector_index import resolve_retriever
 
         s = settings

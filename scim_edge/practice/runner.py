@@ -2,13 +2,20 @@
 
 Three passes over the pairs, each resumable chunk by chunk (see `store`):
 1. **Reader examples.** Each question is retrieved as the loops retrieve it (the first k1
-   passages, and the k1 + 2·k2 a three-round run ends with); every candidate span of those
-   passages gets its feature vector and a label (it equals the pair's answer).
+   passages, and the k1 + 2·k2 a three-round run ends with), and once more without the
+   passage the question was made from; every candidate span of those passages gets its
+   feature vector and a label (it equals the pair's answer).
 2. **Fit the reader** on the train split's questions whose answer is among the candidates;
    measure it on the held-out split.
 3. **Traces.** The practice loop (default `fixed-3`, so every question has three rounds) runs
    over every pair with the fitted reader; each round is stored with its labels (is the answer
-   right; is the evidence present) and the Critic's features.
+   right; is the evidence present) and the Critic's features. For half of the pairs the loop
+   cannot see the source passage.
+A question made from a sentence shares that sentence's words, which questions people write
+do not: a reader and a Critic that only ever see the source learn that word overlap is
+everything. Hiding the source makes them find the answer stated in other words, or learn
+what a round without it looks like (Fabbri et al. 2020 retrieve another sentence for the
+same reason).
 Then the Critic is fitted on the traces (`trained_critic.train`), and the set is published.
 """
 
@@ -17,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+import zlib
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +34,7 @@ import numpy as np
 
 from scim_edge import query_formulation as qf
 from scim_edge.confidence import Confidence
+from scim_edge.critic_features import FEATURES as CRITIC_FEATURES
 from scim_edge.critic_features import record_features
 from scim_edge.errors import UserError
 from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
@@ -42,6 +51,7 @@ MIN_PAIRS = 50
 MIN_TRAIN_GROUPS = 30
 CHUNK = 100
 PRACTICE_LOOP = "fixed-3"
+HIDE_SOURCE_SHARE = 0.5  # traces whose loop cannot see the passage the question came from
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -71,11 +81,38 @@ def _params(opts: PracticeOptions, retriever: Any, settings: Settings) -> dict[s
         "index_built": str(
             retriever.manifest.get("built_at", retriever.manifest.get("created", ""))
         ),
-        "features": hashlib.sha256("\n".join(rf.FEATURES).encode()).hexdigest()[:16],
+        # the reader's and the Critic's: traces made for other features are not resumed
+        "features": hashlib.sha256(
+            "\n".join((*rf.FEATURES, *CRITIC_FEATURES)).encode()
+        ).hexdigest()[:16],
         "k1": settings.k1,
         "k2": settings.k2,
         "candidates": settings.candidates,
+        "hide_source": HIDE_SOURCE_SHARE,
     }
+
+
+class SourceHidden:
+    """An index without some passages: searches never return them and `get` does not find
+    them; everything else is the index's own."""
+
+    def __init__(self, inner: Any, hidden: Collection[str]) -> None:
+        self.inner = inner
+        self.hidden = frozenset(hidden)
+
+    def search(self, query: str, k: int, exclude_ids: Collection[str] = ()) -> list[Any]:
+        return self.inner.search(query, k, self.hidden | set(exclude_ids))
+
+    def get(self, doc_id: str) -> Any:
+        return None if doc_id in self.hidden else self.inner.get(doc_id)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def hides_source(pair: PracticePair) -> bool:
+    """Whether the pair's trace runs without its source passage (fixed per pair id)."""
+    return zlib.crc32(pair.id.encode()) % 1000 < HIDE_SOURCE_SHARE * 1000
 
 
 def _label(cands: Sequence[rf.Candidate], answer: str) -> np.ndarray:
@@ -94,8 +131,9 @@ def reader_examples(
     settings: Settings,
     types: LeadTypes | None = None,
 ) -> dict[str, np.ndarray]:
-    """Feature rows, labels and group sizes for `pairs` (pass 1), two groups per pair;
-    `types` as the reader will have them when it answers."""
+    """Feature rows, labels and group sizes for `pairs` (pass 1): the first k1 and k_max
+    passages, and k_max without the source passage when the search found it; `types` as
+    the reader will have them when it answers."""
     rows: list[np.ndarray] = []
     labels: list[np.ndarray] = []
     sizes: list[int] = []
@@ -103,10 +141,13 @@ def reader_examples(
     present: list[bool] = []
     k_max = settings.k1 + 2 * settings.k2
     for i, pair in enumerate(pairs):
-        found = qf.retrieve(retriever, qf.initial(pair.question), k_max, set(),
+        found = qf.retrieve(retriever, qf.initial(pair.question), k_max + 1, set(),
                             settings.candidates, pair.question)  # fmt: skip
-        for k in (settings.k1, k_max):
-            passages = order_passages(pair.question, found[:k])
+        groups = [found[: settings.k1], found[:k_max]]
+        if any(p.doc_id == pair.doc_id for p in found[:k_max]):
+            groups.append([p for p in found if p.doc_id != pair.doc_id][:k_max])
+        for group in groups:
+            passages = order_passages(pair.question, group)
             cands = rf.candidates(pair.question, passages, types)
             y = _label(cands, pair.answer)
             sizes.append(len(cands))
@@ -182,8 +223,16 @@ def fit_reader(data: dict[str, np.ndarray], pairs: Sequence[PracticePair]) -> tu
 
 
 def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict[str, Any]]:
-    """Every round of the practice loop on one pair, labelled, with Critic features."""
-    answer = engine.answer(pair.question, settings)
+    """Every round of the practice loop on one pair, labelled, with Critic features; the
+    loop does not see the source passage when `hides_source(pair)`."""
+    slots = engine.slots
+    bound = slots.retriever
+    if hides_source(pair):
+        slots.retriever = SourceHidden(bound or engine.retriever, {pair.doc_id})
+    try:
+        answer = engine.answer(pair.question, settings)
+    finally:
+        slots.retriever = bound
     scores = {p.doc_id: p.score for p in answer.passages}
     by_id = {p.doc_id: p for p in answer.passages}
     rows = []
@@ -198,6 +247,7 @@ def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict
             "correct": exact_match(rec.answer, [pair.answer]),
             "f1": round(f1_score(rec.answer, [pair.answer]), 4),
             "evidence_present": _present(passages, pair.answer),
+            "source_hidden": hides_source(pair),
             "support": rec.support[0]["sentence"] if rec.support else "",
             "features": {k: round(v, 6) for k, v in
                          record_features(rec, answer.iterations[:i], scores).items()},

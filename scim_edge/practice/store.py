@@ -41,9 +41,10 @@ span taken out and turned into a question.
 - `pairs.jsonl`: `{id, question, answer, kind, doc_id, title, sentence, split}`; `split` is
   `train` (fits the reader and the Critic) or `heldout` (measures them, calibrates the Critic).
 - `traces.jsonl`: one line per round of the practice loop: `{pair_id, split, loop, round,
-  answer, correct, f1, evidence_present, answer_in_candidates, features}`. `correct` is exact
+  answer, correct, f1, evidence_present, source_hidden, features}`. `correct` is exact
   match (SQuAD normalisation) against the pair's answer; `evidence_present` says the answer
-  string occurs in the passages that round had; `features` are what the Critic reads (the
+  string occurs in the passages that round had; `source_hidden` says the loop ran without
+  the passage the question was made from; `features` are what the Critic reads (the
   five SCIM dimensions and Q, the reader's span probability and margin, type agreement,
   support overlap, the round, the new passages it brought, agreement with earlier rounds,
   retrieval scores).
