@@ -1,6 +1,8 @@
 """What the trained Critic reads about one round of a loop (SIM-RAG §3.3's inputs, as
-numbers): the answer's five SCIM dimensions and Q, the reader's own signals, the round and
-the evidence it brought, agreement with earlier rounds, and retrieval scores.
+numbers): the answer's five SCIM dimensions and Q, the reader's own signals (its pick's
+probability and margin over the others, and its raw score, which says how well it fits
+whatever competes with it), the round and the evidence it brought, agreement with earlier
+rounds, and retrieval scores.
 
 The same function makes the features for practice traces (training) and for live rounds
 (inference), so the Critic never sees a feature computed two ways.
@@ -18,6 +20,7 @@ SCORE_KEYS = ("completeness", "consistency", "confidence", "factuality", "cohere
 READER_KEYS = (
     "span_prob",
     "margin",
+    "span_score",
     "type_fits",
     "n_candidates",
     "sent_idf_overlap",

@@ -81,3 +81,17 @@ def test_an_option_keeps_its_whole_name():
 
 def test_an_option_drops_its_description():
     assert _option_name("Alberta as a Canadian province") == "Alberta"
+
+
+def test_the_reading_carries_its_picks_own_score():
+    reader = Reader.for_index(None)
+    reading = reader.read("Who wrote Animal Farm?", ORWELL)
+    assert reading.features("person")["span_score"] == round(
+        float(reader.model.score(reading.candidate.features)[0]), 6
+    )
+
+
+def test_the_critic_reads_the_span_score():
+    from scim_edge.critic_features import FEATURES
+
+    assert "r:span_score" in FEATURES

@@ -50,15 +50,18 @@ class Reading:
     margin: float = 0.0  # probability of the pick minus that of the runner-up (other text)
     n_candidates: int = 0
     ranked: list[tuple[float, rf.Candidate]] = field(default_factory=list)
+    score: float = 0.0  # the pick's own linear score: how well it fits, whatever competes
 
     def features(self, question_kind: str) -> dict[str, float]:
         c = self.candidate
         if c is None:
-            return {"span_prob": 0.0, "margin": 0.0, "type_fits": 0.0, "n_candidates": 0.0}
+            return {"span_prob": 0.0, "margin": 0.0, "type_fits": 0.0, "n_candidates": 0.0,
+                    "span_score": 0.0}  # fmt: skip
         vec = dict(zip(rf.FEATURES, c.features.tolist(), strict=True))
         return {
             "span_prob": round(self.probability, 6),
             "margin": round(self.margin, 6),
+            "span_score": round(self.score, 6),
             "type_fits": float(c.span.kind in TYPE_FITS.get(question_kind, ())),
             "n_candidates": float(self.n_candidates),
             "sent_idf_overlap": round(vec["sent_idf_overlap"], 6),
@@ -164,7 +167,9 @@ class Reader:
         top = order[0]
         runner = mass[order[1]] if len(order) > 1 else 0.0
         ranked = [(mass[k], best[k][1]) for k in order]
-        return Reading(best[top][1], mass[top], mass[top] - runner, len(order), ranked)
+        pick = best[top][1]
+        score = float(s[next(i for i, c in enumerate(cands) if c is pick)])
+        return Reading(pick, mass[top], mass[top] - runner, len(order), ranked, score)
 
 
 def _merge_surnames(mass: dict[str, float], best: dict[str, tuple[float, rf.Candidate]]) -> None:
