@@ -45,9 +45,9 @@ span taken out and turned into a question.
   match (SQuAD normalisation) against the pair's answer; `evidence_present` says the answer
   string occurs in the passages that round had; `source_hidden` says the loop ran without
   the passage the question was made from; `features` are what the Critic reads (the
-  five SCIM dimensions and Q, the reader's span probability and margin, type agreement,
-  support overlap, the round, the new passages it brought, agreement with earlier rounds,
-  retrieval scores).
+  five SCIM dimensions and Q, the reader's span probability, margin and raw score, type
+  agreement, support overlap, the round, the new passages it brought, agreement with
+  earlier rounds, retrieval scores).
 - `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`).
 - `critic.json`: the trained Critic, when `practice` trained one.
 """
