@@ -29,6 +29,7 @@ READER_KEYS = (
     "agree_passages",
     "rank_recip",
     "title_overlap",
+    "comparison",  # the answer was decided by comparing two stated facts
 )
 FEATURES: tuple[str, ...] = (
     *(f"q:{k}" for k in SCORE_KEYS),

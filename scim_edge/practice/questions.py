@@ -13,6 +13,12 @@ number or a short noun phrase) and the rest turned into a question:
    ("Amsterdam" → "in which city", "Rumi" → "which poet"; `lead_types`), as people ask
    "Which country…" rather than "What…".
 The answer never occurs in the question. Same index and seed, same pairs.
+
+Comparison pairs (`comparison_pairs`) join two articles whose passages say the same thing
+happened "in" a year ("founded in 1636", "founded in 1701") into "Which was founded first,
+Harvard University or Yale University?", answered by the article with the earlier year: the
+loops answer such questions by comparing two stated facts, and the Critic must learn how far
+that can be trusted.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ TERSE_WORDS = 3
 NP_ONLY_SKIP = 0.7  # most sentences with nothing but noun phrases are passed over
 DROP_STOPWORD = 0.35
 TYPED_SHARE = 0.5  # names with an article asked for by its type ("which city")
+COMPARISON_SHARE = 0.05  # at most this many comparison pairs per plain pair
+_TITLE_ASIDE = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -220,4 +228,62 @@ def pairs_from_passages(
                                     p.doc_id, p.title, sent, split))  # fmt: skip
             if len(out) >= n:
                 break
+    return out
+
+
+_HAPPENED = re.compile(
+    r"\b(born|died|built|written|begun|[a-z]{3,}ed) in (1[0-9]{3}|20[0-2][0-9])\b"
+)
+
+
+@dataclass(frozen=True)
+class _Dated:
+    title: str  # without a disambiguation aside
+    verb: str
+    year: int
+    sentence: str
+    doc_id: str
+    split: str
+
+
+def _dated(p: Passage, heldout: float, rng: random.Random) -> _Dated | None:
+    """The first sentence of `p` that says what happened in which year ("It was founded
+    in 1885"): in an article's own passage, most often what happened to its subject."""
+    name = _TITLE_ASIDE.sub("", p.title)
+    for sent in tu.sentences(p.text):
+        m = _HAPPENED.search(sent)
+        if m and m.group(1) not in tu.STOPWORDS:
+            split = "heldout" if rng.random() < heldout else "train"
+            return _Dated(name, m.group(1), int(m.group(2)), sent, p.doc_id, split)
+    return None
+
+
+def comparison_pairs(
+    passages: Iterator[Passage], n: int, seed: int, heldout: float = 0.2
+) -> list[PracticePair]:
+    """Up to `n` "Which was <verb> first/last, A or B?" pairs: two articles whose own
+    sentences say the same thing happened to each in a different year ("founded in 1636",
+    "founded in 1701"), both of one split; the answer is the one whose year comes first
+    (or last)."""
+    rng = random.Random(seed)
+    waiting: dict[tuple[str, str], _Dated] = {}
+    out: list[PracticePair] = []
+    for p in passages:
+        if len(out) >= n:
+            break
+        d = _dated(p, heldout, rng)
+        if d is None:
+            continue
+        key = (d.split, d.verb)
+        other = waiting.pop(key, None)
+        if other is None or other.year == d.year or normalise(other.title) == normalise(d.title):
+            waiting[key] = d
+            continue
+        a, b = (other, d) if rng.random() < 0.5 else (d, other)
+        first = rng.random() < 0.5
+        pick = min if first else max
+        answer = pick((a, b), key=lambda x: x.year).title
+        question = f"Which was {d.verb} {'first' if first else 'last'}, {a.title} or {b.title}?"
+        out.append(PracticePair(f"c{len(out):05d}", question, answer, "choice", a.doc_id,
+                                a.title, f"{a.sentence} {b.sentence}", d.split))  # fmt: skip
     return out

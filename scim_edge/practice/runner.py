@@ -10,7 +10,8 @@ Three passes over the pairs, each resumable chunk by chunk (see `store`):
 3. **Traces.** The practice loop (default `fixed-3`, so every question has three rounds) runs
    over every pair with the fitted reader; each round is stored with its labels (is the answer
    right; is the evidence present) and the Critic's features. For half of the pairs the loop
-   cannot see the source passage.
+   cannot see the source passage. Comparison pairs ("Which was founded first, A or B?") are
+   only traced: the loops answer them by comparing two stated facts, not with the reader.
 A question made from a sentence shares that sentence's words, which questions people write
 do not: a reader and a Critic that only ever see the source learn that word overlap is
 everything. Hiding the source makes them find the answer stated in other words, or learn
@@ -44,7 +45,12 @@ from scim_edge.generation.reader import Reader
 from scim_edge.lead_types import LeadTypes
 from scim_edge.linear import fit_grouped_softmax, group_softmax
 from scim_edge.practice import store
-from scim_edge.practice.questions import PracticePair, pairs_from_passages
+from scim_edge.practice.questions import (
+    COMPARISON_SHARE,
+    PracticePair,
+    comparison_pairs,
+    pairs_from_passages,
+)
 from scim_edge.settings import Settings
 
 MIN_PAIRS = 50
@@ -89,6 +95,7 @@ def _params(opts: PracticeOptions, retriever: Any, settings: Settings) -> dict[s
         "k2": settings.k2,
         "candidates": settings.candidates,
         "hide_source": HIDE_SOURCE_SHARE,
+        "comparisons": COMPARISON_SHARE,
     }
 
 
@@ -111,7 +118,10 @@ class SourceHidden:
 
 
 def hides_source(pair: PracticePair) -> bool:
-    """Whether the pair's trace runs without its source passage (fixed per pair id)."""
+    """Whether the pair's trace runs without its source passage (fixed per pair id); a
+    comparison needs both of its facts, so it never does."""
+    if pair.kind == "choice":
+        return False
     return zlib.crc32(pair.id.encode()) % 1000 < HIDE_SOURCE_SHARE * 1000
 
 
@@ -141,6 +151,8 @@ def reader_examples(
     present: list[bool] = []
     k_max = settings.k1 + 2 * settings.k2
     for i, pair in enumerate(pairs):
+        if pair.kind == "choice":  # answered by comparing two facts, not by the reader
+            continue
         found = qf.retrieve(retriever, qf.initial(pair.question), k_max + 1, set(),
                             settings.candidates, pair.question)  # fmt: skip
         groups = [found[: settings.k1], found[:k_max]]
@@ -274,6 +286,8 @@ def _make_pairs(
             "are needed",
             hint="build the index from a larger dump",
         )
+    n_comparisons = int(COMPARISON_SHARE * opts.questions)
+    pairs += comparison_pairs(retriever.sample(opts.seed), n_comparisons, opts.seed)
     store.write_jsonl(pairs_file, [p.to_dict() for p in pairs])
     return pairs, pairs_file
 

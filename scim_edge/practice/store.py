@@ -33,7 +33,8 @@ README = """# Self-practice set
 
 Made by `scim-edge practice` from this index's own passages (SIM-RAG §3.2). Nothing here
 comes from a hand-written question set: the questions are the index's sentences with one
-span taken out and turned into a question.
+span taken out and turned into a question, and a few comparisons of two articles' dated
+sentences ("Which was founded first, A or B?"; kind `choice`, ids starting with `c`).
 
 - `manifest.json`: format version, seed, counts per split, the index (name, passages), the
   generator and settings the traces were run with, and the figures measured on the
