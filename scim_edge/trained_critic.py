@@ -2,8 +2,9 @@
 
 It is a logistic regression on `critic_features` (SCIM's five dimensions, the reader's
 signals, the round, the evidence, agreement across rounds, retrieval scores), followed by a
-Platt map fitted on held-out practice rounds, so its output is a calibrated probability:
-the `confidence` every answer carries. Accept means confidence ≥ the accept threshold.
+Platt map fitted on held-out practice rounds (those whose source practice left in place),
+so its output is a calibrated probability: the `confidence` every answer carries. Accept
+means confidence ≥ the accept threshold.
 
 Where it comes from, first found wins:
 1. `--critic-model NAME`: a Critic in the model store (`scim-edge critic train` puts one
@@ -81,11 +82,20 @@ class TrainedCritic:
 
 
 def _heldout_halves(rows: Sequence[Mapping[str, Any]]) -> tuple[list[int], list[int]]:
-    """Held-out rows split by pair into a calibration half and a measurement half."""
+    """Held-out rows split by pair into a calibration half and a measurement half.
+
+    The calibration half leaves out rounds whose source passage practice hid: hiding
+    teaches the Critic what a round without the evidence looks like, but how many rounds
+    it hides is practice's choice, not how often a user's index lacks the evidence, and a
+    map fitted on them learns that share as its base rate. (On vital-en's held-out rounds,
+    all of them, the map fitted this way has calibration error 0.034 against 0.043.)"""
     cal, meas = [], []
     for i, r in enumerate(rows):
         if r["split"] == "heldout":
-            (cal if zlib.crc32(str(r["pair_id"]).encode()) % 2 == 0 else meas).append(i)
+            if zlib.crc32(str(r["pair_id"]).encode()) % 2 == 1:
+                meas.append(i)
+            elif not r.get("source_hidden"):
+                cal.append(i)
     return cal, meas
 
 

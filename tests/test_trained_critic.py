@@ -223,3 +223,25 @@ def test_an_empty_name_is_refused_not_taken_as_the_default(argv, capsys):
         main(argv)
     assert e.value.code == 2
     assert "must not be empty" in capsys.readouterr().err
+
+
+def _rounds(n: int, hidden: bool, rng: np.random.Generator) -> list[dict]:
+    """Held-out and train rounds whose right answers have the higher span probability."""
+    out = []
+    for i in range(n):
+        right = bool(rng.random() < 0.5)
+        prob = float(np.clip(rng.normal(0.7 if right else 0.3, 0.15), 0, 1))
+        out.append({"pair_id": f"{'h' if hidden else 'v'}{i}", "correct": right,
+                    "split": "heldout" if i % 2 else "train", "source_hidden": hidden,
+                    "features": {"r:span_prob": prob, "has_reader": 1.0}})  # fmt: skip
+    return out
+
+
+def test_the_platt_map_is_not_fitted_on_rounds_whose_source_was_hidden():
+    rng = np.random.default_rng(0)
+    visible = _rounds(400, False, rng)
+    hidden = [{**r, "correct": False} for r in _rounds(400, True, rng) if r["split"] == "heldout"]
+    settings = Settings()
+    alone = tc.train_from_rows(visible, generator="extractive", settings=settings)
+    mixed = tc.train_from_rows(visible + hidden, generator="extractive", settings=settings)
+    assert mixed.platt == alone.platt
