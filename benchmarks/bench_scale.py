@@ -51,7 +51,9 @@ K = 50
 
 class TreeSampler(threading.Thread):
     """Peak RSS of a process tree, and the last-seen CPU seconds of the main process and of
-    each child (summed over children at the end), sampled every 50 ms."""
+    each child (summed over children at the end), sampled every 50 ms. Each sample also
+    keeps the main process's anonymous and file-backed resident memory and the children's
+    total, so `by_tenth` can say where in the build the memory is held."""
 
     def __init__(self, pid: int) -> None:
         super().__init__(daemon=True)
@@ -59,27 +61,53 @@ class TreeSampler(threading.Thread):
         self.peak_tree = 0
         self.main_cpu = 0.0
         self.child_cpu: dict[int, float] = {}
+        self.samples: list[tuple[float, int, int, int]] = []  # (s, main anon, main file, kids)
         self.stop = threading.Event()
+
+    def by_tenth(self) -> list[dict[str, float]]:
+        """The largest of each part, in MB, in each tenth of the build's wall time."""
+        if not self.samples:
+            return []
+        end = self.samples[-1][0] or 1.0
+        out = []
+        for tenth in range(10):
+            part = [x for x in self.samples if tenth <= 10 * x[0] / end < tenth + 1] or [
+                self.samples[-1]
+            ]
+            out.append({
+                "tree": round(max(a + f + k for _, a, f, k in part) / 1e6, 1),
+                "main_anon": round(max(a for _, a, _, _ in part) / 1e6, 1),
+                "main_file": round(max(f for _, _, f, _ in part) / 1e6, 1),
+                "workers": round(max(k for _, _, _, k in part) / 1e6, 1),
+            })  # fmt: skip
+        return out
 
     def run(self) -> None:
         try:
             proc = psutil.Process(self.pid)
         except psutil.Error:
             return
+        t0 = time.perf_counter()
         while not self.stop.is_set():
             try:
-                tree = proc.memory_info().rss
+                mem = proc.memory_info()
+                tree = mem.rss
+                kids = 0
                 t = proc.cpu_times()
                 self.main_cpu = t.user + t.system
                 for child in proc.children(recursive=True):
                     try:
-                        tree += child.memory_info().rss
+                        kids += child.memory_info().rss
                         ct = child.cpu_times()
                         self.child_cpu[child.pid] = ct.user + ct.system
                     except psutil.Error:
                         pass
             except psutil.Error:
                 break
+            tree += kids
+            # on Linux `shared` is the resident file-backed (and shmem) pages
+            anon = max(0, mem.rss - mem.shared)
+            self.samples.append((time.perf_counter() - t0, anon, mem.shared, kids))
             self.peak_tree = max(self.peak_tree, tree)
             self.stop.wait(0.05)
 
@@ -106,6 +134,7 @@ def build(dump: Path, out: Path, workers: int, env: dict[str, str]) -> dict:
         "xml_bytes": xml,
         "xml_mb_per_s": round(xml / 1e6 / wall, 2),
         "peak_rss_tree_mb": round(sampler.peak_tree / 1e6, 1),
+        "rss_by_tenth_mb": sampler.by_tenth(),
         "cpu_main_s": round(sampler.main_cpu, 1),
         "cpu_workers_s": round(sum(sampler.child_cpu.values()), 1),
         "passages": m["counts"]["passages"],
@@ -179,6 +208,8 @@ def main() -> int:
     ap.add_argument("--queries", type=int, default=300)
     ap.add_argument("--workdir", type=Path, help="where dumps and indexes go (default: temp)")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--no-one-worker", action="store_true",
+                    help="skip the one-worker build at the largest size")  # fmt: skip
     a = ap.parse_args()
     from index_builder.build import default_workers
 
@@ -199,7 +230,7 @@ def main() -> int:
         print(json.dumps(row), file=sys.stderr)
         rows.append(row)
     one = None
-    if workers > 1:
+    if workers > 1 and not a.no_one_worker:
         big = sorted(a.mb)[-1]
         one = build(work / f"enwiki-{big:g}mb-multistream.xml.bz2", work / "idx-1w", 1, env)
         print(json.dumps(one), file=sys.stderr)
