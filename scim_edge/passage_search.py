@@ -141,7 +141,7 @@ def make_passage_search(
     bound in `engine.slots` is used by every loop, and is never cached."""
     note = ""
     if retriever is _UNSET or retriever is None:
-        retriever = getattr(getattr(engine, "slots", None), "retriever", None)  # bound in
+        retriever = getattr(getattr(engine, "slots", None), "retriever", None)  # in a slot
     if retriever is None:
         from scim_edge.vector_index import resolve_retriever
 

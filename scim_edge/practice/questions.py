@@ -50,7 +50,7 @@ TERSE_WORDS = 3
 NP_ONLY_SKIP = 0.7  # most sentences with nothing but noun phrases are passed over
 DROP_STOPWORD = 0.35
 TYPED_SHARE = 0.5  # names with an article asked for by its type ("which city")
-COMPARISON_SHARE = 0.05  # at most this many comparison pairs per plain pair
+COMPARISON_SHARE = 0.05  # comparison pairs added, at most, per question asked for
 _TITLE_ASIDE = re.compile(r"\s*\([^)]*\)\s*$")
 
 
