@@ -126,6 +126,22 @@ def test_interrupted_practice_keeps_nothing_then_resumes(index_copy):
     assert store.practice_dir(index_copy).is_dir()
 
 
+@pytest.mark.parametrize("name", ["pairs.jsonl", "reader-0000.npz"])
+def test_a_damaged_partial_file_is_made_again(index_copy, name):
+    engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
+
+    def stop_at_traces(stage: str, done: int, total: int) -> None:
+        if stage == "loop traces":
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1), stop_at_traces)
+    damaged = store.partial_dir(index_copy) / name
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1))
+    assert store.practice_dir(index_copy).is_dir()
+
+
 def test_an_interrupted_practice_keeps_the_previous_set(practised, tmp_path):
     index = tmp_path / "idx"
     shutil.copytree(practised, index)

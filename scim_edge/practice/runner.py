@@ -275,8 +275,9 @@ def _make_pairs(
     part: Path, retriever: Any, opts: PracticeOptions, report: Progress, types: LeadTypes
 ):
     pairs_file = part / "pairs.jsonl"
-    if pairs_file.is_file():
-        return [PracticePair(**d) for d in store.read_jsonl(pairs_file)], pairs_file
+    saved = store.finished(pairs_file, lambda p: [PracticePair(**d) for d in store.read_jsonl(p)])
+    if saved is not None:
+        return saved, pairs_file
     report("questions", 0, opts.questions)
     pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed,
                                 types=types)  # fmt: skip
@@ -304,16 +305,21 @@ def _reader_pass(
     chunks, offsets = [], []
     for n, (a, b) in enumerate(_chunks(len(pairs))):
         path = part / f"reader-{n:04d}.npz"
-        if not path.is_file():
+        data = store.finished(path, _load_arrays)
+        if data is None:
             data = reader_examples(retriever, pairs[a:b], settings, types)
             tmp = path.with_suffix(".tmp.npz")
             np.savez(tmp, **data)
             tmp.replace(path)
-        with np.load(path) as z:
-            chunks.append({k: z[k] for k in z.files})
+        chunks.append(data)
         offsets.append(a)
         report("reader examples", b, len(pairs))
     return _concat(chunks, offsets)
+
+
+def _load_arrays(path: Path) -> dict[str, np.ndarray]:
+    with np.load(path) as z:
+        return {k: z[k] for k in z.files}
 
 
 def _trace_pass(
@@ -323,10 +329,11 @@ def _trace_pass(
     rows: list[dict[str, Any]] = []
     for n, (a, b) in enumerate(_chunks(len(pairs))):
         path = part / f"traces-{n:04d}.jsonl"
-        if not path.is_file():
+        chunk_rows = store.finished(path, store.read_jsonl)
+        if chunk_rows is None:
             chunk_rows = [r for pair in pairs[a:b] for r in trace_rows(engine, pair, settings)]
             store.write_jsonl(path, chunk_rows)
-        rows.extend(store.read_jsonl(path))
+        rows.extend(chunk_rows)
         report("loop traces", b, len(pairs))
     return rows
 

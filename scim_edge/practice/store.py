@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from scim_edge.atomic import atomic_dir, write_text
+
+T = TypeVar("T")
 
 PRACTICE = "practice"
 PARTIAL = ".practice-partial"
@@ -78,6 +82,19 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def finished(path: Path, load: Callable[[Path], T]) -> T | None:
+    """A finished file of a partial run, loaded; None when it is missing, or damaged (a
+    disk error, an edit): then it is removed, so that the run makes it again rather than
+    stopping on it."""
+    if not path.is_file():
+        return None
+    try:
+        return load(path)
+    except (OSError, ValueError, TypeError, KeyError, EOFError, zipfile.BadZipFile):
+        path.unlink(missing_ok=True)
+        return None
 
 
 def open_partial(index_dir: Path, params: dict[str, Any]) -> Path:
