@@ -576,6 +576,11 @@ _LANG_CODES = frozenset(
 _PAREN_TAIL = re.compile(r"\s*\([^()]*\)\s*$")
 
 
+def strip_paren_tail(title: str) -> str:
+    """A title without its closing disambiguation aside: "Paris (band)" → "Paris"."""
+    return _PAREN_TAIL.sub("", title)
+
+
 def _render_link(content: str) -> str:
     target, sep, label = content.partition("|")
     target = target.strip()
@@ -592,7 +597,7 @@ def _render_link(content: str) -> str:
         if label:
             return label
         # pipe trick: [[Paris (band)|]] → Paris ; [[Help:Contents|]] → Contents
-        return _PAREN_TAIL.sub("", target.rsplit(":", 1)[-1]).split(",", 1)[0].strip()
+        return strip_paren_tail(target.rsplit(":", 1)[-1]).split(",", 1)[0].strip()
     return target
 
 

@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from index_builder.wikitext import strip_paren_tail
 from scim_edge import textutil as tu
 from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.generation.reader_features import normalise, person_like, place_like
@@ -51,7 +52,6 @@ NP_ONLY_SKIP = 0.7  # most sentences with nothing but noun phrases are passed ov
 DROP_STOPWORD = 0.35
 TYPED_SHARE = 0.5  # names with an article asked for by its type ("which city")
 COMPARISON_SHARE = 0.05  # comparison pairs added, at most, per question asked for
-_TITLE_ASIDE = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 @dataclass(frozen=True)
@@ -249,7 +249,7 @@ class _Dated:
 def _dated(p: Passage, heldout: float, rng: random.Random) -> _Dated | None:
     """The first sentence of `p` that says what happened in which year ("It was founded
     in 1885"): in an article's own passage, most often what happened to its subject."""
-    name = _TITLE_ASIDE.sub("", p.title)
+    name = strip_paren_tail(p.title)
     for sent in tu.sentences(p.text):
         m = _HAPPENED.search(sent)
         if m and m.group(1) not in tu.STOPWORDS:

@@ -239,7 +239,8 @@ def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict
     loop does not see the source passage when `hides_source(pair)`."""
     slots = engine.slots
     bound = slots.retriever
-    if hides_source(pair):
+    hidden = hides_source(pair)
+    if hidden:
         slots.retriever = SourceHidden(bound or engine.retriever, {pair.doc_id})
     try:
         answer = engine.answer(pair.question, settings)
@@ -259,7 +260,7 @@ def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict
             "correct": exact_match(rec.answer, [pair.answer]),
             "f1": round(f1_score(rec.answer, [pair.answer]), 4),
             "evidence_present": _present(passages, pair.answer),
-            "source_hidden": hides_source(pair),
+            "source_hidden": hidden,
             "support": rec.support[0]["sentence"] if rec.support else "",
             "features": {k: round(v, 6) for k, v in
                          record_features(rec, answer.iterations[:i], scores).items()},
