@@ -139,17 +139,23 @@ def fit_logistic(
     l2: float = 1e-2,
     steps: int = 600,
     lr: float = 0.05,
+    sample_weight: np.ndarray | None = None,
 ) -> LinearModel:
-    """L2-regularised logistic regression; the bias is the last coordinate, not penalised."""
+    """L2-regularised logistic regression; the bias is the last coordinate, not penalised.
+    `sample_weight` (any positive scale; normalised to mean 1) weighs each row's loss."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    if sw.shape != y.shape or not np.all(np.isfinite(sw)) or np.any(sw < 0) or sw.sum() <= 0:
+        raise ValueError("sample_weight must be one finite, non-negative weight per row")
+    sw = sw / sw.mean()
     mean, scale = _standardise(X)
     Z = np.hstack([(X - mean) / scale, np.ones((len(y), 1))])
     penal = np.ones(Z.shape[1])
     penal[-1] = 0.0
 
     def grad(w: np.ndarray) -> np.ndarray:
-        return Z.T @ (sigmoid(Z @ w) - y) / len(y) + l2 * penal * w
+        return Z.T @ ((sigmoid(Z @ w) - y) * sw) / len(y) + l2 * penal * w
 
     w = _adam(grad, Z.shape[1], steps, lr)
     return LinearModel(list(features), w[:-1], mean, scale, float(w[-1]))

@@ -17,7 +17,8 @@ do not: a reader and a Critic that only ever see the source learn that word over
 everything. Hiding the source makes them find the answer stated in other words, or learn
 what a round without it looks like (Fabbri et al. 2020 retrieve another sentence for the
 same reason).
-Then the Critic is fitted on the traces (`trained_critic.train`), and the set is published.
+Then the Critic is fitted on the traces (`trained_critic.train_from_rows`), and the set is
+published.
 """
 
 from __future__ import annotations
