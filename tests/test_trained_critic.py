@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from scim_edge.critic_features import FEATURES
 from scim_edge.engine import Engine
 from scim_edge.errors import ModelError
 from scim_edge.evaluation.calibration import ece
+from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.linear import (
     fit_grouped_softmax,
     fit_logistic,
@@ -51,6 +53,25 @@ def test_logistic_and_platt_give_calibrated_probabilities():
     a, b = fit_platt(model.score(x), y)
     p = sigmoid(a * model.score(x) + b)
     assert ece(p, y) < 0.05
+
+
+def test_a_row_of_weight_zero_does_not_move_the_fit():
+    x = RNG.normal(size=(500, 1))
+    y = (x[:, 0] > 0).astype(float)
+    flipped = np.vstack([x, x[:50]])
+    y2 = np.concatenate([y, 1 - y[:50]])
+    w = np.concatenate([np.ones(500), np.zeros(50)])
+    plain = fit_logistic(x, y, ["x"])
+    weighted = fit_logistic(flipped, y2, ["x"], sample_weight=w)
+    assert weighted.weights[0] / weighted.scale[0] == pytest.approx(
+        plain.weights[0] / plain.scale[0], rel=0.05
+    )
+
+
+@pytest.mark.parametrize("w", [[-1.0, 1.0], [np.nan, 1.0], [0.0, 0.0], [1.0]])
+def test_bad_sample_weights_are_refused(w):
+    with pytest.raises(ValueError, match="sample_weight"):
+        fit_logistic(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), ["x"], sample_weight=w)
 
 
 def test_the_shipped_critic_loads_and_names_its_generator():
@@ -163,6 +184,33 @@ def test_a_slow_consumer_is_not_counted_as_loop_time(sample_index, loop):
     assert coordination < 40.0
 
 
+def test_a_repeated_answer_keeps_the_confidence_it_was_first_given():
+    earlier = [SimpleNamespace(answer="George Orwell", confidence=0.3),
+               SimpleNamespace(answer="Eric Blair", confidence=0.5)]  # fmt: skip
+    assert Confidence.as_first_given(0.9, "george orwell.", earlier) == 0.3
+
+
+def test_a_new_answer_keeps_its_own_confidence():
+    earlier = [SimpleNamespace(answer="George Orwell", confidence=0.3)]
+    assert Confidence.as_first_given(0.9, "Eric Blair", earlier) == 0.9
+
+
+def test_no_critic_stays_no_confidence_when_an_answer_repeats():
+    earlier = [SimpleNamespace(answer="George Orwell", confidence=0.3)]
+    assert Confidence.as_first_given(None, "George Orwell", earlier) is None
+
+
+def test_in_the_loop_rounds_that_repeat_an_answer_carry_its_first_confidence(sample_index):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="fixed-3"))
+    answer = engine.answer("Who wrote Animal Farm?")
+    its = answer.iterations
+    assert [normalize_answer(it.answer) for it in its].count(normalize_answer(its[0].answer)) > 1
+    first = {}
+    for it in its:
+        first.setdefault(normalize_answer(it.answer), it.confidence)
+    assert all(it.confidence == first[normalize_answer(it.answer)] for it in its)
+
+
 def test_tiers_follow_confidence():
     assert [tc.confidence_tier(p) for p in (0.9, 0.5, 0.1)] == ["high", "medium", "low"]
 
@@ -237,11 +285,48 @@ def _rounds(n: int, hidden: bool, rng: np.random.Generator) -> list[dict]:
     return out
 
 
-def test_the_platt_map_is_not_fitted_on_rounds_whose_source_was_hidden():
+def test_the_platt_map_is_fitted_on_hidden_source_rounds_too():
     rng = np.random.default_rng(0)
     visible = _rounds(400, False, rng)
     hidden = [{**r, "correct": False} for r in _rounds(400, True, rng) if r["split"] == "heldout"]
     settings = Settings()
     alone = tc.train_from_rows(visible, generator="extractive", settings=settings)
     mixed = tc.train_from_rows(visible + hidden, generator="extractive", settings=settings)
-    assert mixed.platt == alone.platt
+    assert mixed.platt != alone.platt
+
+
+def _kinds(rng: np.random.Generator) -> list[dict]:
+    """Practice-like rounds: visible sources are right two times in three and share the
+    question's words; hidden ones are right one time in fourteen and share few. Within each
+    kind only the span probability tells right from wrong."""
+    out = []
+    for i in range(3000):
+        hidden = i % 2 == 1
+        right = bool(rng.random() < (0.07 if hidden else 0.66))
+        overlap = float(np.clip(rng.normal(0.35 if hidden else 0.75, 0.1), 0, 1))
+        prob = float(np.clip(rng.normal(0.6 if right else 0.4, 0.15), 0, 1))
+        out.append({"pair_id": f"p{i}", "correct": right, "split": "train",
+                    "source_hidden": hidden,
+                    "features": {"r:span_prob": prob, "r:sent_idf_overlap": overlap}})  # fmt: skip
+    return out
+
+
+def test_balanced_weights_make_rightness_independent_of_hiding():
+    rows = _kinds(np.random.default_rng(1))
+    w = tc.source_balanced_weights(rows)
+    y = np.array([r["correct"] for r in rows], dtype=float)
+    hidden = np.array([r["source_hidden"] for r in rows])
+    rate_hidden = float((w * y)[hidden].sum() / w[hidden].sum())
+    rate_visible = float((w * y)[~hidden].sum() / w[~hidden].sum())
+    assert rate_hidden == pytest.approx(rate_visible, abs=1e-9)
+
+
+def test_overlap_that_only_tells_the_kinds_apart_does_not_become_the_cue():
+    rows = _kinds(np.random.default_rng(2))
+    critic = tc.train_from_rows(rows + _heldout_copy(rows), generator="x", settings=Settings())
+    w = dict(zip(critic.model.features, critic.model.weights, strict=True))
+    assert abs(w["r:sent_idf_overlap"]) < 0.25 * abs(w["r:span_prob"])
+
+
+def _heldout_copy(rows: list[dict]) -> list[dict]:
+    return [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"} for r in rows[:400]]

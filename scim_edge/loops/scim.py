@@ -23,8 +23,9 @@ Algorithm 1 (θ = settings.theta, T_max = settings.t_max, δ = settings.delta):
 Q is the paper's five-dimension score (`settings.quality = "paper"`) or the calibrated
 confidence of the trained Critic (`"learned"`, θ is then a probability); the default
 `"auto"` is learned when a trained Critic fits the generator, paper otherwise. Every iteration
-records its confidence when a trained Critic fits the generator; the answer carries the
-returned iteration's, and its tier is read from it.
+records its confidence when a trained Critic fits the generator (an answer an earlier
+iteration already gave keeps that iteration's: `Confidence.as_first_given`); the answer
+carries the returned iteration's, and its tier is read from it.
 With `settings.fast_path`, Q₁ ≥ settings.fast_path_threshold returns at once.
 
 stop_reason values:
@@ -318,6 +319,7 @@ class ScimFamilyLoop:
                 run.doc_ids, [r.answer for r in run.records],
                 {x.doc_id: x.score for x in run.passages},
             )  # fmt: skip
+            p = confidence.as_first_given(p, answer, run.records)
         yield from run.out(Scored(t, report, ms_since(t0)))
         return _Iteration(t, answer, report, list(run.passages), list(gen.support), p), gen
 
