@@ -108,7 +108,8 @@ def test_the_index_reader_weights_are_used(practised):
     assert gen.reader.source == str(store.practice_dir(practised) / "reader.json")
 
 
-def test_interrupted_practice_keeps_nothing_then_resumes(index_copy):
+def _interrupt_at_traces(index_copy) -> Engine:
+    """Run practice on `index_copy` until its loop-trace pass starts, then interrupt it."""
     engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
 
     def stop_at_traces(stage: str, done: int, total: int) -> None:
@@ -117,6 +118,11 @@ def test_interrupted_practice_keeps_nothing_then_resumes(index_copy):
 
     with pytest.raises(KeyboardInterrupt):
         run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1), stop_at_traces)
+    return engine
+
+
+def test_interrupted_practice_keeps_nothing_then_resumes(index_copy):
+    engine = _interrupt_at_traces(index_copy)
     assert not store.practice_dir(index_copy).exists()
     done_before = sorted(p.name for p in store.partial_dir(index_copy).glob("reader-*.npz"))
     seen: list[str] = []
@@ -128,14 +134,7 @@ def test_interrupted_practice_keeps_nothing_then_resumes(index_copy):
 
 @pytest.mark.parametrize("name", ["pairs.jsonl", "reader-0000.npz"])
 def test_a_damaged_partial_file_is_made_again(index_copy, name):
-    engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
-
-    def stop_at_traces(stage: str, done: int, total: int) -> None:
-        if stage == "loop traces":
-            raise KeyboardInterrupt
-
-    with pytest.raises(KeyboardInterrupt):
-        run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1), stop_at_traces)
+    engine = _interrupt_at_traces(index_copy)
     damaged = store.partial_dir(index_copy) / name
     damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
     run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1))
