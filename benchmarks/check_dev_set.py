@@ -211,10 +211,17 @@ def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list
     return [*bad, *more], late
 
 
+def _path(text: str) -> Path:
+    """An argparse type: a path, never the empty string (which Path would read as ".")."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return Path(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--set", type=Path, default=DEFAULT_SET, help="questions (JSON lines)")
-    ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="MediaWiki XML (bz2)")
+    ap.add_argument("--set", type=_path, default=DEFAULT_SET, help="questions (JSON lines)")
+    ap.add_argument("--corpus", type=_path, default=DEFAULT_CORPUS, help="MediaWiki XML (bz2)")
     args = ap.parse_args(argv)
     try:
         docs = load_corpus(args.corpus)
