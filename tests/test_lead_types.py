@@ -167,3 +167,45 @@ def test_the_reader_of_an_index_looks_names_up_in_that_index(sample_index):
 
 def test_the_question_head_skips_a_name_before_the_noun():
     assert rf.question_head("In which U.S. state does the Missouri River rise?") == "state"
+
+
+def test_the_question_head_is_the_noun_after_its_adjective():
+    assert rf.question_head("Which religious order was Duns Scotus a member of?") == "order"
+
+
+def test_the_question_head_is_the_last_noun_of_a_compound():
+    assert rf.question_head("To which bird family do bulbuls belong?") == "family"
+
+
+def test_the_question_head_follows_a_possessor():
+    assert rf.question_head("What is germanium's atomic number?") == "number"
+
+
+def test_the_question_head_stops_at_the_verb():
+    assert rf.question_head("What sea borders the Gulf of Carpentaria to the north?") == "sea"
+
+
+def test_a_question_with_a_verb_after_what_has_no_head():
+    assert rf.question_head("What does the Spanish name El Dorado mean?") == ""
+
+
+def test_the_head_of_a_span_of_the_form_x_of_y_is_before_of():
+    from scim_edge.generation.spans import span_head
+
+    assert span_head("Battle of Segesvár") == "Battle"
+
+
+def test_the_head_of_a_noun_phrase_is_its_last_word():
+    from scim_edge.generation.spans import span_head
+
+    assert span_head("left side") == "side"
+
+
+def test_a_span_named_by_the_asked_kind_is_marked_without_types():
+    text = "Petőfi is thought to have been killed in the Battle of Segesvár in 1849."
+    cands = rf.candidates(
+        "In which battle was Sándor Petőfi killed?", [Passage("9-0", "Sándor Petőfi", "", text)]
+    )
+    f = {c.text: dict(zip(rf.FEATURES, c.features.tolist(), strict=True)) for c in cands}
+    assert f["Battle of Segesvár"]["head_ends_span"] == 1.0
+

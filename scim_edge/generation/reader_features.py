@@ -10,6 +10,8 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - how many retrieved sentences state the same span (agreement);
 - the words around the span ("by George Orwell", "in England", "79 moons");
 - whether the span repeats the question (such spans are never candidates at all);
+- whether the span's own head word is the kind the question asks for ("which battle":
+  "Battle of Segesvár");
 - for a name with its own article in the index, what its lead says it is (`lead_types`):
   "Mauritania is a country…" fits "Which country…", "Russia" does not fit "which river".
 
@@ -24,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -34,6 +37,7 @@ from scim_edge.generation.spans import (
     Span,
     is_demonym,
     sentence_spans,
+    span_head,
 )
 from scim_edge.lead_types import LeadType, LeadTypes
 from scim_edge.ranking import quick_stems
@@ -120,6 +124,9 @@ _NUMBER_HINTS = frozenset(
     "temperature weight mass many much".split()
 )
 _HEAD_SKIP = frozenset("is was are were the a an name names called kind type sort of".split())
+_HEAD_QUALIFIERS = frozenset("other only same main most own".split())
+_POSSESSIVE = frozenset({"s", "'s", "’s"})
+_ENDS_HEAD_TAGS = frozenset({"VB", "VBD", "VBP", "VBZ", "RB", "MD"})  # finite verbs, adverbs
 
 
 def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
@@ -139,25 +146,50 @@ def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
     return "what", ()
 
 
+@lru_cache(maxsize=4096)
 def question_head(question: str) -> str:
-    """The noun a what/which question asks for: "What is the capital of…" → "capital",
-    "What is germanium's atomic number?" → "number", "Which U.S. state…" → "state"."""
+    """The noun a what/which question asks for: the last noun of the phrase after the
+    wh-word, past names and possessors. "What is the capital of…" → "capital", "Which
+    religious order…" → "order", "which bird family…" → "family", "What is germanium's
+    atomic number?" → "number", "Which U.S. state…" → "state"; "" when a verb follows the
+    wh-word ("What does … mean?")."""
     raw = list(tu.words(question))
     low = [w.lower() for w in raw]
+    tags: dict[str, str] | None = None
     for i, w in enumerate(low):
-        if w in ("what", "which"):
-            rest = low[i + 1 :]
-            for j, r in enumerate(rest):
-                if r in _HEAD_SKIP or r in ("'s",):
+        if w not in ("what", "which"):
+            continue
+        run: list[str] = []
+        after_names = False  # the run was ended by a name: a possessive may follow it
+        for k in range(i + 1, len(low)):
+            r = low[k]
+            if r in _POSSESSIVE:  # "Loki's wife", "germanium's atomic number"
+                run, after_names = [], False
+                continue
+            name = raw[k][:1].isupper() or "." in r
+            if after_names:
+                if name:
                     continue
-                # "which U.S. state", "which English leader": a name qualifies the head
-                if raw[i + 1 + j][:1].isupper() or "." in r:
+                break
+            if not run:
+                # "which U.S. state", "which other gulf": qualifiers before the head
+                if r in _HEAD_SKIP or r in _HEAD_QUALIFIERS or name:
                     continue
-                # "what is X's atomic number": the head is the noun before the end/"of"
-                if j + 1 < len(rest) and rest[j + 1] in ("'s", "’s", "s"):
-                    tail = [x for x in rest[j + 2 :] if x not in tu.STOPWORDS]
-                    return tail[-1] if tail else r
-                return r
+                if r in tu.STOPWORDS:  # "What does …", "Which is …"
+                    return ""
+                run.append(r)
+                continue
+            if name and run:
+                after_names = True
+                continue
+            if r in tu.STOPWORDS:
+                break
+            if tags is None:
+                tags = {t.lower(): tag for t, tag in tu.pos_tags(question)}
+            if tags.get(r, "") in _ENDS_HEAD_TAGS:  # "What sea borders …"
+                break
+            run.append(r)
+        return run[-1] if run else ""
     return ""
 
 
@@ -437,6 +469,7 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     place = place_like(sp)
     return {
         "span_q_share": sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words)),
+        "head_ends_span": float(_head_is_span_head(q, sp)),
         "span_words": min(len(sp_words), 6) / 6.0,
         "multiword": float(len(sp_words) > 1),
         "before_by": float(sp.before == "by"),
@@ -460,20 +493,21 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     }
 
 
+def _head_is_span_head(q: QuestionInfo, sp: Span) -> bool:
+    """The question asks for the kind of thing the span's own head word names: "which
+    battle" for "Battle of Segesvár", "which side" for "left side"."""
+    return bool(q.head) and tu.stem(span_head(sp.text).lower()) == q.head
+
+
 def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None) -> dict[str, float]:
     """What the name's own article says it is, against what the question asks for."""
-    if pool.types is None or sp.kind != "entity":
+    if pool.types is None or sp.kind != "entity" or lead is None:
         return {}
     q = pool.q
-    words = _WORD.findall(sp.text)
-    ends_head = bool(q.head) and bool(words) and tu.stem(words[-1].lower()) == q.head
-    f = {"head_ends_span": float(ends_head)}
-    if lead is None:
-        return f
     match = bool(q.head) and q.head in lead.head_stems
-    f["lead_known"] = 1.0
-    f["lead_head_match"] = float(match)
-    f["lead_head_clash"] = float(bool(q.head and lead.heads) and not match and not ends_head)
+    f = {"lead_known": 1.0, "lead_head_match": float(match)}
+    clash = bool(q.head and lead.heads) and not match and not _head_is_span_head(q, sp)
+    f["lead_head_clash"] = float(clash)
     f["person_q_lead_person"] = float(q.kind == "person" and lead.person)
     f["person_q_lead_thing"] = float(q.kind == "person" and not lead.person and bool(lead.heads))
     return f

@@ -226,5 +226,15 @@ def is_demonym(text: str) -> bool:
     return all(_DEMONYM.match(w) for w in text.split())
 
 
+def span_head(text: str) -> str:
+    """The word that says what kind of thing a span is, as written: its last word
+    ("Arafura Sea", "left side"), or the word before "of" ("Battle of Segesvár", "Gulf of
+    Oman"). People ask for such answers by that word: "which sea", "in which battle"."""
+    words = text.split()
+    if "of" in words[1:-1]:
+        return words[words.index("of") - 1].strip(".,;:()")
+    return words[-1].strip(".,;:()") if words else ""
+
+
 def is_year(text: str) -> bool:
     return bool(YEAR_RE.match(text.strip()))
