@@ -209,3 +209,34 @@ def test_a_span_named_by_the_asked_kind_is_marked_without_types():
     f = {c.text: dict(zip(rf.FEATURES, c.features.tolist(), strict=True)) for c in cands}
     assert f["Battle of Segesvár"]["head_ends_span"] == 1.0
 
+
+def _span(sent: str, text: str):
+    from scim_edge.generation.spans import sentence_spans
+
+    return next(s for s in sentence_spans(sent) if s.text == text)
+
+
+_SEA = "The Gulf of Carpentaria is bordered on the north by the Arafura Sea, a shallow sea."
+
+
+def test_practice_asks_for_a_name_by_its_own_kind_word():
+    from collections import Counter
+
+    from scim_edge.practice.questions import _own_head
+
+    assert _own_head(_span(_SEA, "Arafura Sea"), Counter({"sea": 3})) == "sea"
+
+
+def test_a_capitalised_head_the_index_never_writes_in_lower_case_is_no_kind_word():
+    from collections import Counter
+
+    from scim_edge.practice.questions import _own_head
+
+    assert _own_head(_span(_SEA, "Arafura Sea"), Counter()) == ""
+
+
+def test_a_typed_practice_question_keeps_its_head_detectable():
+    sent = "Tasmania is separated from the mainland by Bass Strait, a shallow strait."
+    # this seed keeps "separated" first, which would otherwise read as the head
+    q = make_question(sent, _span(sent, "Bass Strait"), "Tasmania", random.Random(1), "strait")
+    assert q is not None and rf.question_head(q) == "strait"

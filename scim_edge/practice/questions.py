@@ -9,9 +9,12 @@ number or a short noun phrase) and the rest turned into a question:
    noisy clozes train better readers than exact ones);
 3. a leading pronoun becomes the article's title, and the title is named when the kept words
    do not name it, because people name the thing they ask about;
-4. a name with its own article is often asked for by what that article says it is
-   ("Amsterdam" → "in which city", "Rumi" → "which poet"; `lead_types`), as people ask
-   "Which country…" rather than "What…".
+4. a span is often asked for by its kind, as people ask "Which country…" rather than
+   "What…": by its own head word when it has one ("Arafura Sea" → "which sea", "Battle of
+   Segesvár" → "in which battle", "left side" → "which side"), or, for a name with its own
+   article, by what that article says it is ("Amsterdam" → "in which city", "Rumi" →
+   "which poet"; `lead_types`). A verb follows the asked kind ("Which sea is …"), so the
+   question's head reads as that kind and not as the next kept word.
 The answer never occurs in the question. Same index and seed, same pairs.
 
 Comparison pairs (`comparison_pairs`) join two articles whose passages say the same thing
@@ -25,6 +28,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -33,7 +37,7 @@ from index_builder.wikitext import strip_paren_tail
 from scim_edge import textutil as tu
 from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.generation.reader_features import normalise, person_like, place_like
-from scim_edge.generation.spans import Span, is_demonym, sentence_spans
+from scim_edge.generation.spans import Span, is_demonym, sentence_spans, span_head
 from scim_edge.lead_types import LeadTypes
 from scim_edge.quality import well_formed
 from scim_edge.query_formulation import is_boilerplate
@@ -51,6 +55,8 @@ TERSE_WORDS = 3
 NP_ONLY_SKIP = 0.7  # most sentences with nothing but noun phrases are passed over
 DROP_STOPWORD = 0.35
 TYPED_SHARE = 0.5  # names with an article asked for by its type ("which city")
+OWN_HEAD_SHARE = 0.5  # spans with a kind word of their own asked for by it ("which sea")
+MIN_COMMON = 3  # a capitalised head is a kind word when the index writes it so in lower case
 COMPARISON_SHARE = 0.05  # comparison pairs added, at most, per question asked for
 
 
@@ -72,7 +78,7 @@ class PracticePair:
 def wh_phrase(span: Span, sentence: str, type_word: str = "") -> tuple[str, bool]:
     """(wh-phrase, drop the preposition before the span); `type_word` ("city") asks for
     an entity by its type: "in which city", "which poet"."""
-    if span.kind == "entity" and type_word:
+    if span.kind in ("entity", "np") and type_word:
         if span.before in _PLACE_PREPS:
             return f"{span.before} which {type_word}", True
         return f"which {type_word}", False
@@ -141,6 +147,10 @@ def make_question(
     text = " ".join(text.split())
     if len(tu.content_words(text)) < 2:
         return None
+    if type_word and text.split()[0].lower() not in tu.STOPWORDS:
+        # "Which city is …": a verb ends the phrase the question asks for, as people write
+        # it; "Which city capital …" would read as asking for a capital
+        text = f"is {text}"
     question = f"{wh[0].upper()}{wh[1:]} {text}?"
     if f" {normalize_answer(span.text)} " in f" {normalize_answer(question)} ":
         return None
@@ -186,9 +196,29 @@ def _pick_span(spans: list[Span], title: str, rng: random.Random) -> Span | None
     return rng.choice([s for s in usable if s.kind == kind])
 
 
-def _type_word(span: Span, types: LeadTypes | None, rng: random.Random) -> str:
-    """The word to ask for `span` by ("city"), drawn for TYPED_SHARE of the names whose
-    article defines them; "" to ask plainly."""
+def _own_head(span: Span, common: Counter[str]) -> str:
+    """The span's own kind word ("sea" of "Arafura Sea", "battle" of "Battle of
+    Segesvár", "side" of "left side"), lower-cased, when the index writes it in lower case
+    as a common noun; "" otherwise."""
+    if span.kind not in ("entity", "np") or len(span.text.split()) < 2:
+        return ""
+    head = span_head(span.text)
+    low = head.lower()
+    if len(low) < 3 or not low.isalpha() or low in tu.STOPWORDS:
+        return ""
+    return low if head.islower() or common[low] >= MIN_COMMON else ""
+
+
+def _type_word(
+    span: Span, types: LeadTypes | None, rng: random.Random, common: Counter[str]
+) -> str:
+    """The word to ask for `span` by: for OWN_HEAD_SHARE of the spans with a kind word
+    of their own, that word ("which sea" for "Arafura Sea"); else, for TYPED_SHARE of the
+    names whose article defines them, what the article says they are ("which city" for
+    "Amsterdam"); "" to ask plainly."""
+    own = _own_head(span, common)
+    if own and rng.random() < OWN_HEAD_SHARE:
+        return own
     if types is None or span.kind != "entity" or rng.random() >= TYPED_SHARE:
         return ""
     lead = types.of(span.text)
@@ -208,11 +238,13 @@ def pairs_from_passages(
     `types`, some names are asked for by the type their article gives them."""
     rng = random.Random(seed)
     out: list[PracticePair] = []
+    common: Counter[str] = Counter()  # words the index writes in lower case, so far
     for p in passages:
         if len(out) >= n:
             break
         if is_boilerplate(p):
             continue
+        common.update(w for w in tu.words(p.text) if w.islower())
         sents = [s for s in tu.sentences(p.text)
                  if MIN_WORDS <= len(s.split()) <= MAX_WORDS and well_formed(s)]  # fmt: skip
         rng.shuffle(sents)
@@ -220,7 +252,8 @@ def pairs_from_passages(
             span = _pick_span(list(sentence_spans(sent)), p.title, rng)
             if span is None:
                 continue
-            question = make_question(sent, span, p.title, rng, _type_word(span, types, rng))
+            type_word = _type_word(span, types, rng, common)
+            question = make_question(sent, span, p.title, rng, type_word)
             if question is None:
                 continue
             split = "heldout" if rng.random() < heldout else "train"
