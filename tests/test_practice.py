@@ -213,3 +213,39 @@ def test_ask_json_carries_support_and_confidence(sample_index, capsys):
     assert rc == 0
     assert set(d["support"][0]) == {"sentence", "doc_id", "title", "section"}
     assert 0.0 <= d["confidence"] <= 1.0
+
+
+def test_practice_on_two_workers_writes_what_one_process_writes(sample_index, tmp_path,
+                                                                monkeypatch):  # fmt: skip
+    from scim_edge.practice import runner
+
+    monkeypatch.setattr(runner, "CHUNK", 25)  # several chunks, so the workers share them
+    written = []
+    for workers in (1, 2):
+        dst = tmp_path / f"workers-{workers}" / "enwiki-sample"
+        shutil.copytree(sample_index, dst)
+        engine = Engine.open(Settings(index=str(dst), model="extractive"))
+        run_practice(engine, dst, PracticeOptions(questions=60, seed=1, workers=workers))
+        files = ("traces.jsonl", "reader.json", "critic.json")
+        written.append([(store.practice_dir(dst) / name).read_text() for name in files])
+    assert written[0] == written[1]
+
+
+def test_practice_interrupted_on_two_workers_keeps_finished_chunks_and_resumes(
+    index_copy, monkeypatch
+):
+    from scim_edge.practice import runner
+
+    monkeypatch.setattr(runner, "CHUNK", 25)
+    engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
+
+    def stop_at_traces(stage: str, done: int, total: int) -> None:
+        if stage == "loop traces":
+            raise KeyboardInterrupt
+
+    opts = PracticeOptions(questions=60, seed=1, workers=2)
+    with pytest.raises(KeyboardInterrupt):
+        run_practice(engine, index_copy, opts, stop_at_traces)
+    assert not store.practice_dir(index_copy).exists()
+    run_practice(engine, index_copy, opts)
+    assert store.practice_dir(index_copy).is_dir()

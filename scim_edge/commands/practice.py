@@ -21,6 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--questions", type=positive_int, default=6000, metavar="N",
                    help="practice questions to make (default 6000)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
+    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+                   help="processes for the two long passes (default: every core)")  # fmt: skip
     p.add_argument("--no-critic", action="store_true", help="fit the reader only")
     p.add_argument("--json", action="store_true", help="print the practice manifest as JSON")
     p.set_defaults(func=run)
@@ -34,8 +36,11 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
     engine = Engine.open(settings)
     index_dir = engine.retriever.path
+    from index_builder.build import default_workers
+
     opts = PracticeOptions(questions=args.questions, seed=args.seed,
-                           train_critic=not args.no_critic)  # fmt: skip
+                           train_critic=not args.no_critic,
+                           workers=args.workers or default_workers())  # fmt: skip
     with _progress() as report:
         result = run_practice(engine, index_dir, opts, report)
     if args.json:

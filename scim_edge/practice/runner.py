@@ -18,7 +18,9 @@ everything. Hiding the source makes them find the answer stated in other words, 
 what a round without it looks like (Fabbri et al. 2020 retrieve another sentence for the
 same reason).
 Then the Critic is fitted on the traces (`trained_critic.train_from_rows`), and the set is
-published.
+published. Passes 1 and 3 run their chunks in worker processes when `workers` > 1 (`_Pool`):
+each chunk depends only on its pairs, the index and the published reader weights, so the set
+is the same on any number of workers.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
 from scim_edge.lead_types import LeadTypes
-from scim_edge.linear import fit_grouped_softmax, group_softmax
+from scim_edge.linear import LinearModel, fit_grouped_softmax, group_softmax
 from scim_edge.practice import store
 from scim_edge.practice.questions import (
     COMPARISON_SHARE,
@@ -69,6 +71,7 @@ class PracticeOptions:
     seed: int = 0
     loop: str = PRACTICE_LOOP
     train_critic: bool = True
+    workers: int = 1  # processes for the reader-example and trace passes (see `_Pool`)
 
 
 @dataclass
@@ -302,21 +305,23 @@ def _reader_pass(
     settings: Settings,
     report: Progress,
     types: LeadTypes,
+    pool: _Pool | None = None,
 ) -> dict[str, np.ndarray]:
     """Pass 1, chunk by chunk (a finished chunk is never redone)."""
-    chunks, offsets = [], []
-    for n, (a, b) in enumerate(_chunks(len(pairs))):
-        path = part / f"reader-{n:04d}.npz"
-        data = store.finished(path, _load_arrays)
-        if data is None:
-            data = reader_examples(retriever, pairs[a:b], settings, types)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, **data)
-            tmp.replace(path)
-        chunks.append(data)
-        offsets.append(a)
-        report("reader examples", b, len(pairs))
-    return _concat(chunks, offsets)
+    paths = [part / f"reader-{n:04d}.npz" for n in range(len(_chunks(len(pairs))))]
+
+    def make(path: Path, a: int, b: int) -> None:
+        _save_arrays(path, reader_examples(retriever, pairs[a:b], settings, types))
+
+    chunks = _run_chunks(paths, pairs, _load_arrays, make, "reader examples", report, pool,
+                         _pool_reader_chunk, settings)  # fmt: skip
+    return _concat(chunks, [a for a, _ in _chunks(len(pairs))])
+
+
+def _save_arrays(path: Path, data: dict[str, np.ndarray]) -> None:
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, **data)
+    tmp.replace(path)
 
 
 def _load_arrays(path: Path) -> dict[str, np.ndarray]:
@@ -325,19 +330,131 @@ def _load_arrays(path: Path) -> dict[str, np.ndarray]:
 
 
 def _trace_pass(
-    part: Path, engine: Any, pairs: list[PracticePair], settings: Settings, report: Progress
+    part: Path,
+    engine: Any,
+    pairs: list[PracticePair],
+    settings: Settings,
+    report: Progress,
+    pool: _Pool | None = None,
 ) -> list[dict[str, Any]]:
     """Pass 3, chunk by chunk."""
-    rows: list[dict[str, Any]] = []
-    for n, (a, b) in enumerate(_chunks(len(pairs))):
-        path = part / f"traces-{n:04d}.jsonl"
-        chunk_rows = store.finished(path, store.read_jsonl)
-        if chunk_rows is None:
-            chunk_rows = [r for pair in pairs[a:b] for r in trace_rows(engine, pair, settings)]
-            store.write_jsonl(path, chunk_rows)
-        rows.extend(chunk_rows)
-        report("loop traces", b, len(pairs))
-    return rows
+    paths = [part / f"traces-{n:04d}.jsonl" for n in range(len(_chunks(len(pairs))))]
+
+    def make(path: Path, a: int, b: int) -> None:
+        store.write_jsonl(path, [r for p in pairs[a:b] for r in trace_rows(engine, p, settings)])
+
+    chunks = _run_chunks(paths, pairs, store.read_jsonl, make, "loop traces", report, pool,
+                         _pool_trace_chunk, settings)  # fmt: skip
+    return [row for chunk in chunks for row in chunk]
+
+
+def _run_chunks(
+    paths: list[Path],
+    pairs: list[PracticePair],
+    load: Callable[[Path], Any],
+    make: Callable[[Path, int, int], None],
+    stage: str,
+    report: Progress,
+    pool: _Pool | None,
+    remote: Callable[..., None],
+    settings: Settings,
+) -> list[Any]:
+    """Each chunk's result, loaded from its file; the missing ones are made first, here
+    or by `pool` (each file is written whole, so an interrupted pass leaves only finished
+    chunks). Progress counts pairs of finished chunks."""
+    bounds = _chunks(len(pairs))
+    loaded: dict[int, Any] = {}
+    for n, path in enumerate(paths):
+        data = store.finished(path, load)
+        if data is not None:
+            loaded[n] = data
+    done = sum(b - a for n, (a, b) in enumerate(bounds) if n in loaded)
+    todo = [n for n in range(len(paths)) if n not in loaded]
+    if pool is not None and len(todo) > 1:
+        jobs = [(paths[n], pairs[bounds[n][0] : bounds[n][1]], settings) for n in todo]
+        for n in pool.map(remote, jobs, [bounds[n][1] - bounds[n][0] for n in todo]):
+            done += n
+            report(stage, done, len(pairs))
+    else:
+        for n in todo:
+            make(paths[n], *bounds[n])
+            done += bounds[n][1] - bounds[n][0]
+            report(stage, done, len(pairs))
+    if not todo:
+        report(stage, len(pairs), len(pairs))
+    out = []
+    for n, path in enumerate(paths):
+        data = loaded.get(n)
+        if data is None:
+            data = load(path)
+        out.append(data)
+    return out
+
+
+class _Pool:
+    """Worker processes for practice's two long passes: each opens the index (and, for
+    the trace pass, the fitted reader) itself, so the chunks run on every core and give
+    the same files as one process would; a chunk's file is written by its worker."""
+
+    def __init__(self, workers: int, settings: Settings, index_dir: Path) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.workers = workers
+        self.settings = settings
+        self.index_dir = index_dir
+        self._context = multiprocessing.get_context("spawn")  # no forked index handles
+        self._new = ProcessPoolExecutor
+        self._executor: Any = None
+        self._reader: dict[str, Any] | None = None
+
+    def use_reader(self, reader: dict[str, Any]) -> None:
+        """Later chunks run the loop with this fitted reader (in fresh workers)."""
+        self.close()
+        self._reader = reader
+
+    def map(self, fn: Callable[..., None], jobs: list[tuple], sizes: list[int]):
+        """Run `fn(*job)` for every job; yield each finished job's size."""
+        from concurrent.futures import as_completed
+
+        if self._executor is None:
+            init = (self.settings, self.index_dir, self._reader)
+            self._executor = self._new(self.workers, mp_context=self._context,
+                                       initializer=_pool_init, initargs=init)  # fmt: skip
+        futures = {self._executor.submit(fn, *job): size for job, size in
+                   zip(jobs, sizes, strict=True)}  # fmt: skip
+        for f in as_completed(futures):
+            f.result()
+            yield futures[f]
+
+    def close(self, cancel: bool = False) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=cancel)
+            self._executor = None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _pool_init(settings: Settings, index_dir: Path, reader: dict[str, Any] | None) -> None:
+    from scim_edge.engine import Engine
+
+    engine = Engine.open(settings)
+    types = LeadTypes.for_index(index_dir)
+    if reader is not None and hasattr(engine.generator, "use_reader"):
+        engine.generator.use_reader(Reader(LinearModel.from_dict(reader), "practice", types))
+    _WORKER.update(engine=engine, types=types)
+
+
+def _pool_reader_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
+    engine = _WORKER["engine"]
+    _save_arrays(path, reader_examples(engine.retriever, pairs, settings, _WORKER["types"]))
+
+
+def _pool_trace_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
+    engine = _WORKER["engine"]
+    Confidence.disable(engine, settings)
+    store.write_jsonl(path, [r for p in pairs for r in trace_rows(engine, p, settings)])
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -348,6 +465,49 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "em": round(float(np.mean([r["correct"] for r in first])), 4),
         "answer_in_passages": round(float(np.mean([r["evidence_present"] for r in first])), 4),
     }
+
+
+def _passes(
+    engine: Any,
+    part: Path,
+    pairs: list[PracticePair],
+    opts: PracticeOptions,
+    report: Progress,
+    types: LeadTypes,
+    pool: _Pool | None,
+    timings: dict[str, float],
+) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
+    """Reader examples, the reader's fit, and the loop traces with the fitted reader."""
+    settings = engine.settings
+    retriever = engine.retriever
+    t1 = time.perf_counter()
+    data = _reader_pass(part, retriever, pairs, settings, report, types, pool)
+    timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
+
+    t2 = time.perf_counter()
+    fitted, reader_figures = fit_reader(data, pairs)
+    fitted.meta = {"trained_on": "self-practice", "index": retriever.name,
+                   "pairs": len(pairs), "seed": opts.seed, **reader_figures}  # fmt: skip
+    # the traces are run with the weights as published (rounded), here and in any worker
+    model = LinearModel.from_dict(fitted.to_dict())
+    timings["reader_fit_s"] = round(time.perf_counter() - t2, 2)
+
+    t3 = time.perf_counter()
+    if hasattr(engine.generator, "use_reader"):
+        engine.generator.use_reader(Reader(model, "practice", types))
+    loop_settings = _loop_settings(settings, opts)
+    # The traces are what a Critic learns from: no Critic may judge them, so a stale or
+    # missing one cannot change or stop them.
+    Confidence.disable(engine, loop_settings)
+    if pool is not None:
+        pool.use_reader(model.to_dict())
+    rows = _trace_pass(part, engine, pairs, loop_settings, report, pool)
+    timings["traces_s"] = round(time.perf_counter() - t3, 2)
+    return model, reader_figures, rows
+
+
+def _loop_settings(settings: Settings, opts: PracticeOptions) -> Settings:
+    return settings.replace(loop=opts.loop, cache_answers=False, critic="heuristic")
 
 
 def run_practice(
@@ -369,26 +529,16 @@ def run_practice(
     types = LeadTypes.for_index(index_dir)  # one cache for the questions and the reader
     pairs, pairs_file = _make_pairs(part, retriever, opts, report, types)
     timings["questions_s"] = round(time.perf_counter() - t0, 2)
-
-    t1 = time.perf_counter()
-    data = _reader_pass(part, retriever, pairs, settings, report, types)
-    timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
-
-    t2 = time.perf_counter()
-    model, reader_figures = fit_reader(data, pairs)
-    model.meta = {"trained_on": "self-practice", "index": retriever.name,
-                  "pairs": len(pairs), "seed": opts.seed, **reader_figures}  # fmt: skip
-    timings["reader_fit_s"] = round(time.perf_counter() - t2, 2)
-
-    t3 = time.perf_counter()
-    if hasattr(engine.generator, "use_reader"):
-        engine.generator.use_reader(Reader(model, "practice", types))
-    loop_settings = settings.replace(loop=opts.loop, cache_answers=False, critic="heuristic")
-    # The traces are what a Critic learns from: no Critic may judge them, so a stale or
-    # missing one cannot change or stop them.
-    Confidence.disable(engine, loop_settings)
-    rows = _trace_pass(part, engine, pairs, loop_settings, report)
-    timings["traces_s"] = round(time.perf_counter() - t3, 2)
+    pool = _Pool(opts.workers, settings, Path(index_dir)) if opts.workers > 1 else None
+    try:
+        model, reader_figures, rows = _passes(engine, part, pairs, opts, report, types, pool,
+                                              timings)  # fmt: skip
+    except BaseException:
+        if pool is not None:
+            pool.close(cancel=True)  # running chunks finish their own files; no new ones
+        raise
+    if pool is not None:
+        pool.close()
 
     files = {
         "pairs.jsonl": pairs_file.read_text(encoding="utf-8"),
@@ -400,7 +550,9 @@ def run_practice(
         from scim_edge.trained_critic import train_from_rows
 
         t4 = time.perf_counter()
-        critic = train_from_rows(rows, generator=engine.generator.name, settings=loop_settings)
+        critic = train_from_rows(
+            rows, generator=engine.generator.name, settings=_loop_settings(settings, opts)
+        )
         files["critic.json"] = json.dumps(critic.to_dict(), indent=1) + "\n"
         critic_figures = critic.meta.get("heldout", {})
         timings["critic_fit_s"] = round(time.perf_counter() - t4, 2)
