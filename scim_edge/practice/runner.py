@@ -29,7 +29,7 @@ import hashlib
 import json
 import time
 import zlib
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -372,8 +372,8 @@ def _run_chunks(
     todo = [n for n in range(len(paths)) if n not in loaded]
     if pool is not None and len(todo) > 1:
         jobs = [(paths[n], pairs[bounds[n][0] : bounds[n][1]], settings) for n in todo]
-        for n in pool.map(remote, jobs, [bounds[n][1] - bounds[n][0] for n in todo]):
-            done += n
+        for size in pool.map(remote, jobs, [bounds[n][1] - bounds[n][0] for n in todo]):
+            done += size
             report(stage, done, len(pairs))
     else:
         for n in todo:
@@ -413,7 +413,7 @@ class _Pool:
         self.close()
         self._reader = reader
 
-    def map(self, fn: Callable[..., None], jobs: list[tuple], sizes: list[int]):
+    def map(self, fn: Callable[..., None], jobs: list[tuple], sizes: list[int]) -> Iterator[int]:
         """Run `fn(*job)` for every job; yield each finished job's size."""
         from concurrent.futures import as_completed
 
