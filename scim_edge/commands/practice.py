@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from index_builder.build import default_workers
     from scim_edge.engine import Engine
     from scim_edge.practice.runner import PracticeOptions, run_practice
     from scim_edge.settings import load_settings
@@ -36,8 +37,6 @@ def run(args: argparse.Namespace) -> int:
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
     engine = Engine.open(settings)
     index_dir = engine.retriever.path
-    from index_builder.build import default_workers
-
     opts = PracticeOptions(questions=args.questions, seed=args.seed,
                            train_critic=not args.no_critic,
                            workers=args.workers or default_workers())  # fmt: skip

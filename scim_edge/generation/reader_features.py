@@ -499,14 +499,15 @@ def _head_is_span_head(q: QuestionInfo, sp: Span) -> bool:
     return bool(q.head) and tu.stem(span_head(sp.text).lower()) == q.head
 
 
-def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None) -> dict[str, float]:
-    """What the name's own article says it is, against what the question asks for."""
+def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None, ends_head: bool) -> dict[str, float]:
+    """What the name's own article says it is, against what the question asks for
+    (`ends_head`: the span's own head word is the asked kind, so no clash)."""
     if pool.types is None or sp.kind != "entity" or lead is None:
         return {}
     q = pool.q
     match = bool(q.head) and q.head in lead.head_stems
     f = {"lead_known": 1.0, "lead_head_match": float(match)}
-    clash = bool(q.head and lead.heads) and not match and not _head_is_span_head(q, sp)
+    clash = bool(q.head and lead.heads) and not match and not ends_head
     f["lead_head_clash"] = float(clash)
     f["person_q_lead_person"] = float(q.kind == "person" and lead.person)
     f["person_q_lead_thing"] = float(q.kind == "person" and not lead.person and bool(lead.heads))
@@ -531,11 +532,12 @@ def candidates(
         f = np.zeros(len(FEATURES), dtype=np.float32)
         f[QUESTION_KINDS.index(q.kind) * len(KINDS) + KINDS.index(sp.kind)] = 1.0
         lead = _lead(pool, sp)  # looked up once, read by two groups of features
+        cues = _span_cues(pool, sp, s, lead)
         local = {
             **_position(pool, sp, s, st),
             **_context(pool, sp, p, rank),
-            **_span_cues(pool, sp, s, lead),
-            **_lead_cues(pool, sp, lead),
+            **cues,
+            **_lead_cues(pool, sp, lead, cues["head_ends_span"] > 0),
         }
         for name, value in local.items():
             f[_COLUMN[name]] = value
