@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import time
 import zlib
 from collections.abc import Callable, Collection, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -397,15 +399,10 @@ class _Pool:
     the same files as one process would; a chunk's file is written by its worker."""
 
     def __init__(self, workers: int, settings: Settings, index_dir: Path) -> None:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
         self.workers = workers
         self.settings = settings
         self.index_dir = index_dir
-        self._context = multiprocessing.get_context("spawn")  # no forked index handles
-        self._new = ProcessPoolExecutor
-        self._executor: Any = None
+        self._executor: ProcessPoolExecutor | None = None
         self._reader: dict[str, Any] | None = None
 
     def use_reader(self, reader: dict[str, Any]) -> None:
@@ -415,12 +412,11 @@ class _Pool:
 
     def map(self, fn: Callable[..., None], jobs: list[tuple], sizes: list[int]) -> Iterator[int]:
         """Run `fn(*job)` for every job; yield each finished job's size."""
-        from concurrent.futures import as_completed
-
         if self._executor is None:
             init = (self.settings, self.index_dir, self._reader)
-            self._executor = self._new(self.workers, mp_context=self._context,
-                                       initializer=_pool_init, initargs=init)  # fmt: skip
+            spawn = multiprocessing.get_context("spawn")  # no forked index handles
+            self._executor = ProcessPoolExecutor(self.workers, mp_context=spawn,
+                                                 initializer=_pool_init, initargs=init)  # fmt: skip
         futures = {self._executor.submit(fn, *job): size for job, size in
                    zip(jobs, sizes, strict=True)}  # fmt: skip
         for f in as_completed(futures):
