@@ -71,6 +71,17 @@ class Confidence:
                 return float(r.confidence)
         return p
 
+    def across_rounds(self, answers: Sequence[str], confidences: Sequence[float | None],
+                      chosen: int) -> float | None:  # fmt: skip
+        """P(the answer a run of several rounds returns is right), from every round's
+        answer and confidence (`TrainedCritic.across_rounds`); None when no Critic fits."""
+        if self.critic is None or confidences[chosen] is None:
+            return None
+        if not answers[chosen].strip():
+            return 0.0
+        ps = [0.0 if c is None else float(c) for c in confidences]
+        return self.critic.across_rounds(answers, ps, chosen)
+
     @classmethod
     def for_engine(cls, engine: Any, settings: Any, *, required: bool = False) -> Confidence:
         """The engine's Confidence, cached on it. `required` (`--quality learned`, `--critic

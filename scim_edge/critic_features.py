@@ -5,7 +5,9 @@ whatever competes with it), the round and the evidence it brought, agreement wit
 rounds, and retrieval scores.
 
 The same function makes the features for practice traces (training) and for live rounds
-(inference), so the Critic never sees a feature computed two ways.
+(inference), so the Critic never sees a feature computed two ways. `rounds_features` does
+the same for the second look a multi-round loop's returned answer gets: how its rounds
+agreed.
 """
 
 from __future__ import annotations
@@ -99,3 +101,23 @@ def record_features(
 
 def vector(features: Mapping[str, float]) -> list[float]:
     return [float(features.get(k, 0.0)) for k in FEATURES]
+
+
+ROUNDS_FEATURES: tuple[str, ...] = ("logit", "changed", "distinct", "rival")
+
+
+def rounds_features(
+    answers: Sequence[str], confidences: Sequence[float], chosen: int
+) -> list[float]:
+    """What the rounds of one run say about the answer it returns (`answers[chosen]`): its
+    own confidence (as a logit), whether it differs from the first round's answer, how many
+    different answers the rounds gave, and the highest confidence of a different one."""
+    norm = [normalize_answer(a) for a in answers]
+    p = min(max(float(confidences[chosen]), 1e-4), 1.0 - 1e-4)
+    rivals = [float(c) for a, c in zip(norm, confidences, strict=True) if a != norm[chosen]]
+    return [
+        math.log(p / (1.0 - p)),
+        float(norm[chosen] != norm[0]),
+        float(len(set(norm))),
+        max(rivals, default=0.0),
+    ]

@@ -7,6 +7,12 @@ rounds weighted so that practice's share of hidden sources cannot stand in for c
 so its output is a calibrated probability: the `confidence` every answer carries. Accept
 means confidence ≥ the accept threshold.
 
+A loop of several rounds returns one of them, picked by that same confidence, so the
+picked round's value is the best of up to three noisy estimates: biased up when the rounds
+disagree. The Critic's second part (`across_rounds`, fitted by `fit_across_rounds`) reads
+the returned answer's confidence together with how the rounds agreed (`rounds_features`)
+and gives the probability for the answer the loop returns.
+
 Where it comes from, first found wins:
 1. `--critic-model NAME`: a Critic in the model store (`scim-edge critic train` puts one
    there, kind `critic`, with a manifest naming the generator and settings it was trained
@@ -30,10 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from scim_edge.critic_features import FEATURES, vector
+from scim_edge.critic_features import FEATURES, ROUNDS_FEATURES, rounds_features, vector
 from scim_edge.errors import ModelError
+from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.evaluation.calibration import auroc, ece
 from scim_edge.linear import LinearModel, fit_logistic, fit_platt, sigmoid
+from scim_edge.scim_policy import algorithm1, returned
 
 CRITIC_FILE = "critic.json"
 ACCEPT_THRESHOLD = 0.5
@@ -51,6 +59,7 @@ class TrainedCritic:
     platt: tuple[float, float] = (1.0, 0.0)
     meta: dict[str, Any] = field(default_factory=dict)
     source: str = ""
+    rounds: LinearModel | None = None  # the second part; absent in older Critic files
 
     @property
     def generator(self) -> str:
@@ -65,9 +74,23 @@ class TrainedCritic:
         a, b = self.platt
         return sigmoid(a * self.model.score(X) + b)
 
+    def across_rounds(
+        self, answers: Sequence[str], confidences: Sequence[float], chosen: int
+    ) -> float:
+        """P(`answers[chosen]`, the answer a run of several rounds returns, is right), given
+        every round's answer and confidence; that round's own confidence when this Critic
+        has no second part."""
+        if self.rounds is None:
+            return float(confidences[chosen])
+        x = np.array([rounds_features(answers, confidences, chosen)])
+        return float(sigmoid(self.rounds.score(x))[0])
+
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": "critic", "model": self.model.to_dict(), "platt": list(self.platt),
-                "meta": self.meta}  # fmt: skip
+        d = {"kind": "critic", "model": self.model.to_dict(), "platt": list(self.platt),
+             "meta": self.meta}  # fmt: skip
+        if self.rounds is not None:
+            d["rounds"] = self.rounds.to_dict()
+        return d
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], source: str = "") -> TrainedCritic:
@@ -79,7 +102,10 @@ class TrainedCritic:
         a, b = (float(x) for x in d.get("platt", (1.0, 0.0)))
         if not (np.isfinite(a) and np.isfinite(b)):
             raise ValueError("non-finite calibration")
-        return cls(model, (a, b), dict(d.get("meta", {})), source)
+        rounds = LinearModel.from_dict(d["rounds"]) if "rounds" in d else None
+        if rounds is not None and list(rounds.features) != list(ROUNDS_FEATURES):
+            raise ValueError("its across-rounds features do not match this version of scim-edge")
+        return cls(model, (a, b), dict(d.get("meta", {})), source, rounds)
 
 
 def _heldout_halves(rows: Sequence[Mapping[str, Any]]) -> tuple[list[int], list[int]]:
@@ -171,7 +197,63 @@ def train_from_rows(
         "heldout": metrics(p[meas], y[meas]) if meas else {},
         "train": metrics(p[train], y[train]),
     }
+    fit_across_rounds(critic, rows, p, settings)
     return critic
+
+
+def _replayed(runs: Mapping[str, list[tuple[int, str, float, bool]]], settings: Any):
+    """Each practice pair's rounds replayed through SCIM's policy, as the loop would run
+    them on their confidences (a repeated answer keeps its first round's confidence, as
+    `Confidence.as_first_given` does live): (pair id, rounds features, returned answer
+    right?)."""
+    theta = float(getattr(settings, "theta", 0.7))
+    delta = float(getattr(settings, "delta", 0.05))
+    for pair, rounds in runs.items():
+        rounds = sorted(rounds)
+        answers: list[str] = []
+        ps: list[float] = []
+        first: dict[str, float] = {}
+        for t, (_, answer, p, _) in enumerate(rounds, start=1):
+            answers.append(answer)
+            ps.append(first.setdefault(normalize_answer(answer), p))
+            d = algorithm1(t, ps[-1], ps[-2] if t > 1 else None, theta=theta,
+                           t_max=len(rounds), delta=delta)  # fmt: skip
+            if d.decision != "continue":
+                i = returned(d, ps)
+                yield pair, rounds_features(answers, ps, i), rounds[i][3]
+                break
+
+
+def fit_across_rounds(
+    critic: TrainedCritic, rows: Sequence[Mapping[str, Any]], p: np.ndarray, settings: Any
+) -> None:
+    """Fit the Critic's second part on the calibration half of the held-out pairs (the
+    rounds the first part never trained on, as the Platt map is), replayed through SCIM's
+    policy; measure it on the other half against the returned round's own confidence."""
+    cal, meas = _heldout_halves(rows)
+    halves: dict[str, dict[str, list[tuple[int, str, float, bool]]]] = {"cal": {}, "meas": {}}
+    for name, idx in (("cal", cal), ("meas", meas)):
+        for i in idx:
+            r = rows[i]
+            halves[name].setdefault(str(r["pair_id"]), []).append(
+                (int(r.get("round", 1)), str(r.get("answer", "")), float(p[i]),
+                 float(r["correct"]) > 0)
+            )  # fmt: skip
+    fit = list(_replayed(halves["cal"], settings))
+    y = np.array([right for _, _, right in fit], dtype=np.float64)
+    if len(fit) < 20 or len(set(y.tolist())) < 2:
+        return
+    critic.rounds = fit_logistic(np.array([f for _, f, _ in fit]), y, list(ROUNDS_FEATURES))
+    test = list(_replayed(halves["meas"], settings))
+    if test:
+        X = np.array([f for _, f, _ in test])
+        yt = np.array([right for _, _, right in test], dtype=np.float64)
+        own = sigmoid(X[:, 0])  # the returned round's own confidence
+        critic.meta["across_rounds"] = {
+            "pairs": {"calibration": len(fit), "heldout": len(test)},
+            "heldout": metrics(sigmoid(critic.rounds.score(X)), yt),
+            "heldout_own_confidence": metrics(own, yt),
+        }
 
 
 @lru_cache(maxsize=8)

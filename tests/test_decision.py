@@ -233,3 +233,18 @@ def test_consumer_time_is_not_counted_as_loop_time():
     assert it["total"] == pytest.approx(
         it["retrieval"] + it["generation"] + it["evaluation"] + it["coordination"], abs=0.01
     )
+
+
+def test_the_budget_returns_the_best_iteration_and_the_later_one_on_a_tie():
+    from scim_edge.scim_policy import Decision, returned
+
+    assert returned(Decision("force_accept", "budget"), [0.3, 0.5, 0.5]) == 2
+    assert returned(Decision("force_accept", "budget"), [0.6, 0.5, 0.2]) == 0
+
+
+def test_a_decline_returns_the_previous_iteration_and_an_accept_the_last():
+    from scim_edge.scim_policy import Decision, returned
+
+    decline = Decision("force_accept", "quality_declined", revert=True)
+    assert returned(decline, [0.3, 0.6, 0.4]) == 1
+    assert returned(Decision("accept", "accepted"), [0.3, 0.8]) == 1

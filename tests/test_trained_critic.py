@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
@@ -330,3 +331,82 @@ def test_overlap_that_only_tells_the_kinds_apart_does_not_become_the_cue():
 
 def _heldout_copy(rows: list[dict]) -> list[dict]:
     return [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"} for r in rows[:400]]
+
+
+def _runs(n: int, rng: np.random.Generator) -> list[dict]:
+    """Held-out three-round practice pairs. Every round looks equally sure of itself (the
+    same span probability), but a pair whose rounds disagree has a wrong answer in its
+    later rounds: what SCIM returns from such a run is less often right than its round's
+    own confidence says."""
+    rows = []
+    for i in range(n):
+        steady = bool(rng.random() < 0.5)
+        prob = float(np.clip(rng.normal(0.6, 0.15), 0, 1))
+        for t in (1, 2, 3):
+            answer = "Orwell" if steady or t == 1 else f"Other {i} {t}"
+            right = steady if t > 1 else bool(rng.random() < 0.5)
+            rows.append({"pair_id": f"r{i}", "round": t, "answer": answer, "correct": right,
+                         "split": "heldout", "source_hidden": False,
+                         "features": {"r:span_prob": prob + 0.01 * t}})  # fmt: skip
+    return rows
+
+
+def _trained_with_rounds() -> tc.TrainedCritic:
+    rng = np.random.default_rng(3)
+    train = [{**r, "split": "train", "pair_id": "t" + r["pair_id"]} for r in _runs(300, rng)]
+    return tc.train_from_rows(train + _runs(600, rng), generator="x", settings=Settings())
+
+
+def test_rounds_that_disagree_lower_the_returned_answers_confidence():
+    critic = _trained_with_rounds()
+    steady = critic.across_rounds(["Orwell", "Orwell", "Orwell"], [0.6, 0.6, 0.6], 2)
+    changed = critic.across_rounds(["Orwell", "Blair", "Huxley"], [0.6, 0.6, 0.6], 2)
+    assert changed < steady
+
+
+def test_the_across_rounds_part_is_measured_on_pairs_it_was_not_fitted_on():
+    figures = _trained_with_rounds().meta["across_rounds"]
+    assert figures["heldout"]["auroc"] > figures["heldout_own_confidence"]["auroc"]
+
+
+def test_the_across_rounds_part_survives_a_round_trip_through_its_file():
+    critic = _trained_with_rounds()
+    again = tc.TrainedCritic.from_dict(json.loads(json.dumps(critic.to_dict())))
+    args = (["Orwell", "Blair"], [0.6, 0.5], 1)
+    assert again.across_rounds(*args) == pytest.approx(critic.across_rounds(*args), abs=1e-5)
+
+
+def test_a_critic_without_the_across_rounds_part_keeps_the_rounds_own_confidence():
+    critic = _trained_with_rounds()
+    critic.rounds = None
+    assert critic.across_rounds(["Orwell", "Blair"], [0.6, 0.45], 1) == 0.45
+
+
+def test_a_critic_whose_across_rounds_features_differ_is_refused(tmp_path):
+    def mutate(d: dict) -> None:
+        d["rounds"]["features"][0] = "something else"
+
+    with pytest.raises(ModelError):
+        tc.load_file(Path(_copy_critic(tmp_path, mutate)))
+
+
+def test_the_shipped_critic_has_an_across_rounds_part():
+    assert tc.load_file(tc.default_path()).rounds is not None
+
+
+@pytest.mark.parametrize("loop", ["scim", "fixed-3"])
+def test_a_loop_of_several_rounds_returns_the_across_rounds_confidence(sample_index, loop):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop=loop))
+    answer = engine.answer("Who wrote Animal Farm?")
+    its = answer.iterations
+    chosen = max(i for i, it in enumerate(its) if it.answer == answer.answer)
+    critic = tc.load_file(tc.default_path())
+    expected = critic.across_rounds([it.answer for it in its], [it.confidence for it in its],
+                                    chosen)  # fmt: skip
+    assert answer.confidence == pytest.approx(expected, abs=1e-4)
+
+
+def test_a_single_round_keeps_its_own_confidence(sample_index):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="standard"))
+    answer = engine.answer("Who wrote Animal Farm?")
+    assert answer.confidence == pytest.approx(answer.iterations[0].confidence, abs=1e-4)

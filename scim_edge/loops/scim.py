@@ -78,6 +78,7 @@ from scim_edge.loops.base import (
     ms_since,
 )
 from scim_edge.quality import Evaluator, RelevanceEvaluator, tier
+from scim_edge.scim_policy import Decision, algorithm1, returned
 from scim_edge.settings import Settings
 from scim_edge.types import (
     Answer,
@@ -98,37 +99,6 @@ if TYPE_CHECKING:
     from scim_edge.engine import Engine
 
 SCIM_FAMILY = ("scim", "standard", "iter-retgen", "fixed-1", "fixed-2", "fixed-3", "single-dim")
-
-_EPS = 1e-9
-
-
-@dataclass(frozen=True)
-class Decision:
-    decision: str  # accept | continue | force_accept
-    reason: str  # a stop_reason, or "continue"
-    revert: bool = False  # return the previous iteration's answer
-
-
-def algorithm1(
-    t: int,
-    q: float,
-    q_prev: float | None,
-    *,
-    theta: float,
-    t_max: int,
-    delta: float,
-    fast_path: float | None = None,
-) -> Decision:
-    """SCIM's decision policy; `fast_path` is the Q₁ threshold of the two-tier fast path."""
-    if fast_path is not None and t == 1 and q >= fast_path:
-        return Decision("accept", "fast_path")
-    if q >= theta:
-        return Decision("accept", "accepted")
-    if t > 1 and q_prev is not None and q <= q_prev - delta + _EPS:
-        return Decision("force_accept", "quality_declined", revert=True)
-    if t >= t_max:
-        return Decision("force_accept", "budget")
-    return Decision("continue", "continue")
 
 
 def next_mode(report: QualityReport, settings: Settings) -> str:
@@ -251,7 +221,8 @@ class ScimFamilyLoop:
                 rec = run.record(t, formulation.mode, formulation.queries, added, prev.answer,
                                  prev.report.scores(), "force_accept")  # fmt: skip
                 yield from run.out(Decided(t, "force_accept", "no_new_evidence", rec))
-                yield self._finish(run, prev, "force_accept", "no_new_evidence", question)
+                yield self._finish(run, prev, "force_accept", "no_new_evidence", question,
+                                   history, confidence)  # fmt: skip
                 return
 
             current, gen = yield from self._answer_and_score(run, t, generator, confidence, added)
@@ -264,10 +235,9 @@ class ScimFamilyLoop:
             rec.confidence = None if p is None else round(p, 4)
             yield from run.out(Decided(t, decision.decision, decision.reason, rec))
             if decision.decision != "continue":
-                chosen = prev if decision.revert and prev is not None else current
-                if decision.reason == "budget":
-                    chosen = max(history, key=lambda it: (it.q(self.learned), it.t))
-                yield self._finish(run, chosen, decision.decision, decision.reason, question)
+                chosen = history[returned(decision, [it.q(self.learned) for it in history])]
+                yield self._finish(run, chosen, decision.decision, decision.reason, question,
+                                   history, confidence)  # fmt: skip
                 return
             formulation = self._next_formulation(question, answer, report, run)
             prev = current
@@ -350,9 +320,21 @@ class ScimFamilyLoop:
         return qf.augment(question, answer, run.passages)
 
     def _finish(
-        self, run: Run, chosen: _Iteration, decision: str, reason: str, question: str
+        self,
+        run: Run,
+        chosen: _Iteration,
+        decision: str,
+        reason: str,
+        question: str,
+        history: list[_Iteration],
+        confidence: Confidence,
     ) -> Final:
         s = self.settings
+        p = chosen.confidence
+        if self.iterations > 1:  # one of several rounds returned: how they agreed counts
+            p = confidence.across_rounds([it.answer for it in history],
+                                         [it.confidence for it in history],
+                                         next(i for i, it in enumerate(history) if it is chosen))  # fmt: skip
         status = "force_accepted" if decision == "force_accept" else "accepted"
         needs_review = False
         if status == "force_accepted":
@@ -377,14 +359,14 @@ class ScimFamilyLoop:
             stop_reason=reason,
             quality=chosen.report.quality,
             tier=(
-                confidence_tier(chosen.confidence)
-                if chosen.confidence is not None
+                confidence_tier(p)
+                if p is not None
                 else chosen.report.tier or tier(chosen.report.quality)
             ),
             cited=chosen.passages,
             needs_review=needs_review,
             support=chosen.support,
-            confidence=chosen.confidence,
+            confidence=None if p is None else round(p, 4),
         )
         if s.cache_answers:
             path = self._cache_path(question)
