@@ -38,8 +38,8 @@ import numpy as np
 
 from scim_edge.critic_features import FEATURES, ROUNDS_FEATURES, rounds_features, vector
 from scim_edge.errors import ModelError
-from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.evaluation.calibration import auroc, ece
+from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.linear import LinearModel, fit_logistic, fit_platt, sigmoid
 from scim_edge.scim_policy import algorithm1, returned
 

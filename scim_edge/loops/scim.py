@@ -332,9 +332,10 @@ class ScimFamilyLoop:
         s = self.settings
         p = chosen.confidence
         if self.iterations > 1:  # one of several rounds returned: how they agreed counts
-            p = confidence.across_rounds([it.answer for it in history],
-                                         [it.confidence for it in history],
-                                         next(i for i, it in enumerate(history) if it is chosen))  # fmt: skip
+            at = next(i for i, it in enumerate(history) if it is chosen)
+            p = confidence.across_rounds(
+                [it.answer for it in history], [it.confidence for it in history], at
+            )
         status = "force_accepted" if decision == "force_accept" else "accepted"
         needs_review = False
         if status == "force_accepted":
