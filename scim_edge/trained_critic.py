@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
@@ -201,14 +201,15 @@ def train_from_rows(
     return critic
 
 
-def _replayed(runs: Mapping[str, list[tuple[int, str, float, bool]]], settings: Any):
+def _replayed(
+    runs: Mapping[str, list[tuple[int, str, float, bool]]], settings: Any
+) -> Iterator[tuple[list[float], bool]]:
     """Each practice pair's rounds replayed through SCIM's policy, as the loop would run
     them on their confidences (a repeated answer keeps its first round's confidence, as
-    `Confidence.as_first_given` does live): (pair id, rounds features, returned answer
-    right?)."""
+    `Confidence.as_first_given` does live): (rounds features, returned answer right?)."""
     theta = float(getattr(settings, "theta", 0.7))
     delta = float(getattr(settings, "delta", 0.05))
-    for pair, rounds in runs.items():
+    for rounds in runs.values():
         rounds = sorted(rounds)
         answers: list[str] = []
         ps: list[float] = []
@@ -220,7 +221,7 @@ def _replayed(runs: Mapping[str, list[tuple[int, str, float, bool]]], settings: 
                            t_max=len(rounds), delta=delta)  # fmt: skip
             if d.decision != "continue":
                 i = returned(d, ps)
-                yield pair, rounds_features(answers, ps, i), rounds[i][3]
+                yield rounds_features(answers, ps, i), rounds[i][3]
                 break
 
 
@@ -240,14 +241,14 @@ def fit_across_rounds(
                  float(r["correct"]) > 0)
             )  # fmt: skip
     fit = list(_replayed(halves["cal"], settings))
-    y = np.array([right for _, _, right in fit], dtype=np.float64)
+    y = np.array([right for _, right in fit], dtype=np.float64)
     if len(fit) < 20 or len(set(y.tolist())) < 2:
         return
-    critic.rounds = fit_logistic(np.array([f for _, f, _ in fit]), y, list(ROUNDS_FEATURES))
+    critic.rounds = fit_logistic(np.array([f for f, _ in fit]), y, list(ROUNDS_FEATURES))
     test = list(_replayed(halves["meas"], settings))
     if test:
-        X = np.array([f for _, f, _ in test])
-        yt = np.array([right for _, _, right in test], dtype=np.float64)
+        X = np.array([f for f, _ in test])
+        yt = np.array([right for _, right in test], dtype=np.float64)
         own = sigmoid(X[:, 0])  # the returned round's own confidence
         critic.meta["across_rounds"] = {
             "pairs": {"calibration": len(fit), "heldout": len(test)},

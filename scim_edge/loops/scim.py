@@ -221,8 +221,8 @@ class ScimFamilyLoop:
                 rec = run.record(t, formulation.mode, formulation.queries, added, prev.answer,
                                  prev.report.scores(), "force_accept")  # fmt: skip
                 yield from run.out(Decided(t, "force_accept", "no_new_evidence", rec))
-                yield self._finish(run, prev, "force_accept", "no_new_evidence", question,
-                                   history, confidence)  # fmt: skip
+                yield self._finish(run, history, len(history) - 1, "force_accept",
+                                   "no_new_evidence", question, confidence)  # fmt: skip
                 return
 
             current, gen = yield from self._answer_and_score(run, t, generator, confidence, added)
@@ -235,9 +235,9 @@ class ScimFamilyLoop:
             rec.confidence = None if p is None else round(p, 4)
             yield from run.out(Decided(t, decision.decision, decision.reason, rec))
             if decision.decision != "continue":
-                chosen = history[returned(decision, [it.q(self.learned) for it in history])]
-                yield self._finish(run, chosen, decision.decision, decision.reason, question,
-                                   history, confidence)  # fmt: skip
+                at = returned(decision, [it.q(self.learned) for it in history])
+                yield self._finish(run, history, at, decision.decision, decision.reason,
+                                   question, confidence)  # fmt: skip
                 return
             formulation = self._next_formulation(question, answer, report, run)
             prev = current
@@ -322,17 +322,18 @@ class ScimFamilyLoop:
     def _finish(
         self,
         run: Run,
-        chosen: _Iteration,
+        history: list[_Iteration],
+        at: int,
         decision: str,
         reason: str,
         question: str,
-        history: list[_Iteration],
         confidence: Confidence,
     ) -> Final:
+        """Answer with `history[at]`, the iteration the decision returns."""
         s = self.settings
+        chosen = history[at]
         p = chosen.confidence
         if self.iterations > 1:  # one of several rounds returned: how they agreed counts
-            at = next(i for i, it in enumerate(history) if it is chosen)
             p = confidence.across_rounds(
                 [it.answer for it in history], [it.confidence for it in history], at
             )
