@@ -20,7 +20,9 @@ if TYPE_CHECKING:
 
 MAX_QUERY_CHARS = 160
 
-_QUOTED = re.compile(r"[\"“‘']([^\"”’']{2,80})[\"”’']")
+# a quotation opens after a space and closes before a non-letter, so possessives
+# ("Vivaldi's Four Seasons … the artist's") are not read as one
+_QUOTED = re.compile(r"(?:^|(?<=\s))[\"“‘']([^\"”’']{2,80})[\"”’'](?!\w)")
 
 
 class Rewriter(Protocol):
