@@ -6,7 +6,13 @@
   repeating the question (the K_missing ranking below does the emphasising). Candidates
   are ranked by
       0.7·|d∩K_missing|/|K_missing| + 0.3·|d∩Q|/|Q|
-  with the hybrid score against the question as a tie-breaker.
+  with the hybrid score against the question as a tie-breaker. Every passage augment adds
+  must name the question's topic: all the words of one entity it names, or of a term it
+  quotes (`topic_anchors`). The topic's own article is often used up by the first round,
+  and the next best matches for the other keywords are then about something else ("coined
+  term geography" brings *Event horizon*: "Rindler coined the term"). With nothing on the
+  topic left, augment adds nothing, and SCIM stops on "no new evidence" with the answer it
+  has.
 - refine (the answer is unsupported or thin on facts): the answer's content words absent
   from every retrieved passage, plus the question's topic, look for alternative sources.
   Candidates are ranked by the hybrid score against that query, and an article whose
@@ -40,7 +46,9 @@ from dataclasses import dataclass, field
 from scim_edge import bridge as br
 from scim_edge import comparison, ranking
 from scim_edge import textutil as tu
+from scim_edge.generation.spans import is_demonym
 from scim_edge.quality import Evidence
+from scim_edge.rewriter import entities as quoted_and_named
 from scim_edge.types import Passage
 
 MISSING_WEIGHT = 0.7
@@ -64,6 +72,8 @@ class Formulation:
     # turn (comparison questions: one query per option)
     query_scorers: list[Callable[[Passage], float]] | None = None
     bridge: list[str] = field(default_factory=list)  # bridge entities the queries carry
+    # what every passage this retrieval adds must name (`topic_anchors`); none: anything
+    anchors: list[frozenset[str]] = field(default_factory=list)
 
 
 def question_topic(question: str) -> list[str]:
@@ -136,6 +146,44 @@ def augment_score(passage: Passage, missing: frozenset[str], q_words: frozenset[
     )
 
 
+# What a capitalised first word is when it is not a name: "Roughly how many…", "Going by…",
+# "Besides the synapsids…" (the tagger's reading of it in lower case)
+_NOT_A_NAME_TAGS = frozenset("RB RBR RBS IN VBG VBN JJ JJR JJS".split())
+_WH_DETERMINERS = frozenset({"which", "what", "whose"})
+
+
+def topic_anchors(question: str, answer: str) -> list[frozenset[str]]:
+    """The stems of each entity the question names ("Loki", "Davao City"), less the
+    answer's, and of each term it quotes ("the term 'geography'"): what a follow-up
+    passage must be about. A nationality right after the wh-word ("Which Irish
+    writer…") describes the answer rather than naming the topic, and a question's
+    capitalised first word is a name only when it reads as a noun in lower case."""
+    a_stems = ranking.quick_stems(answer)
+    words = tu.words(question)
+    asks_for = {words[i + 1] for i, w in enumerate(words[:-1]) if w.lower() in _WH_DETERMINERS}
+    anchors = []
+    for e in quoted_and_named(question):
+        if e in asks_for and is_demonym(e):
+            continue
+        if words and e == words[0] and " " not in e:
+            tags = tu.pos_tags(question[0].lower() + question[1:])
+            if tags and tags[0][1] in _NOT_A_NAME_TAGS:
+                continue
+        anchor = ranking.quick_stems(e) - a_stems  # as `names_anchor` reads passages
+        if anchor:
+            anchors.append(anchor)
+    return anchors
+
+
+def names_anchor(p: Passage, anchors: Sequence[frozenset[str]]) -> bool:
+    """The passage (its text or title) has every stem of one of the anchors; True when
+    there are none."""
+    if not anchors:
+        return True
+    words = ranking.passage_content(p.doc_id, p.text) | ranking.quick_stems(p.title)
+    return any(a <= words for a in anchors)
+
+
 def augment(question: str, answer: str, passages: Sequence[Passage] | None = None) -> Formulation:
     """K_missing as the spec says; with the passages so far, a multi-hop question's
     follow-up also carries its bridge entity (see the module doc)."""
@@ -145,13 +193,14 @@ def augment(question: str, answer: str, passages: Sequence[Passage] | None = Non
     topic = [w for e in tu.entities(question) for w in e.split() if w.lower() not in missing]
     query = _join(missing + tu.ordered_unique(topic)) or question
     m_set, q_set = tu.stems_of(missing), tu.stems_of(q_words)
+    anchors = topic_anchors(question, answer)
 
     def scorer(p: Passage) -> float:
         return augment_score(p, m_set, q_set) + TIE_BREAK * ranking.hybrid_score(p, question)
 
     hop = bridge_hop(question, answer, passages or [])
     if hop is None:
-        return Formulation("augment", [query], scorer, list(missing))
+        return Formulation("augment", [query], scorer, list(missing), anchors=anchors)
 
     def bridge_scorer(p: Passage) -> float:
         return hop.score(p) + TIE_BREAK * augment_score(p, m_set, q_set)
@@ -224,7 +273,7 @@ def retrieve(
     )
 
     def kept(ps: list[Passage]) -> list[Passage]:
-        ps = [p for p in ps if not is_boilerplate(p)]
+        ps = [p for p in ps if not is_boilerplate(p) and names_anchor(p, formulation.anchors)]
         if not relevant:
             return ps
         return [

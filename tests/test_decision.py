@@ -73,9 +73,11 @@ def test_next_mode_rules():
     assert next_mode(report(0.5, completeness=0.8, consistency=0.9, factuality=0.9), s) == "augment"
 
 
-def run_loop(name: str, qualities: list[float], settings: Settings | None = None, **dims):
+def run_loop(
+    name: str, qualities: list[float], settings: Settings | None = None, passages=None, **dims
+):
     s = settings or Settings(model="extractive")
-    engine = make_engine(s, generator=CountingGenerator())
+    engine = make_engine(s, passages=passages, generator=CountingGenerator())
     loop = make_scim_family_loop(name, s, engine)
     loop.evaluator = ScriptedEvaluator([report(q, **dims) for q in qualities])
     events = list(loop.run(QUESTION))
@@ -94,7 +96,13 @@ def test_loop_accepts_at_t2():
 
 
 def test_loop_budget_force_accepts_last_answer_with_disclaimer():
-    _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55])
+    from scim_fakes import PASSAGES
+
+    from scim_edge.types import Passage
+
+    # enough passages about Abraham Lincoln for three rounds
+    more = Passage("7-0", "Ford's Theatre", "", "Abraham Lincoln was shot in its box in 1865.")
+    _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55], passages=[*PASSAGES, more])
     assert (ans.status, ans.stop_reason, ans.answer) == ("force_accepted", "budget", "answer 3")
     assert [it.decision for it in ans.iterations] == ["continue", "continue", "force_accept"]
     assert ans.disclaimers and "Uncertain" in ans.disclaimers[0]
@@ -248,3 +256,19 @@ def test_a_decline_returns_the_previous_iteration_and_an_accept_the_last():
     decline = Decision("force_accept", "quality_declined", revert=True)
     assert returned(decline, [0.3, 0.6, 0.4]) == 1
     assert returned(Decision("accept", "accepted"), [0.3, 0.8]) == 1
+
+
+def test_scim_stops_when_a_follow_up_finds_nothing_about_the_topic():
+    from scim_edge.types import Passage
+
+    question = "What is the name of Loki's wife?"
+    passages = [Passage("20-0", "Loki", "", "Loki is a god of Norse mythology.")] + [
+        Passage(f"{30 + i}-0", f"Person {i}", "", f"The wife of ruler {i} changed her name.")
+        for i in range(6)
+    ]
+    s = Settings(model="extractive")
+    engine = make_engine(s, passages=passages, generator=CountingGenerator())
+    loop = make_scim_family_loop("scim", s, engine)
+    loop.evaluator = ScriptedEvaluator([report(0.4, completeness=0.2)] * 3)
+    ans = list(loop.run(question))[-1].answer
+    assert ans.stop_reason == "no_new_evidence"

@@ -190,3 +190,53 @@ def test_initial_is_the_question_for_other_questions():
     f = qf.initial(QUESTION)
     assert f.queries == [QUESTION]
     assert f.query_scorers is None
+
+
+LOKI = "What is the name of Loki's wife?"
+WIVES = [
+    Passage("20-0", "Loki", "", "Loki is a god in Norse mythology, a son of Fárbauti."),
+    Passage("20-1", "Loki", "Family", "Loki's wife is the goddess Sigyn; their son is Nari."),
+    Passage("21-0", "Jiang Qing", "", "Jiang Qing, the wife of Mao Zedong, changed her name."),
+    Passage("22-0", "Leland Stanford", "", "His wife Jane gave the university its name."),
+]
+
+
+def test_augment_adds_only_passages_about_the_question_topic():
+    r = MemoryRetriever(list(WIVES))
+    got = qf.retrieve(r, qf.augment(LOKI, "Fárbauti"), 2, {"20-0"}, 50, LOKI)
+    assert [p.doc_id for p in got] == ["20-1"]
+
+
+def test_augment_adds_nothing_when_no_passage_left_is_about_the_topic():
+    r = MemoryRetriever(list(WIVES))
+    seen = {"20-0", "20-1"}
+    assert qf.retrieve(r, qf.augment(LOKI, "Sigyn"), 2, seen, 50, LOKI) == []
+
+
+def test_a_quoted_term_anchors_the_follow_up():
+    question = "Who coined the term 'geography'?"
+    drifted = Passage("30-0", "Event horizon", "", "Wolfgang Rindler coined the term.")
+    r = MemoryRetriever([drifted])
+    assert qf.retrieve(r, qf.augment(question, "Eratosthenes"), 2, set(), 50, question) == []
+
+
+def test_a_nationality_is_not_the_topic():
+    anchors = qf.topic_anchors("Which Irish writer wrote the novel Ulysses?", "")
+    assert anchors == [frozenset({"ulyss"})]
+
+
+def test_a_capitalised_first_word_that_is_not_a_name_is_not_the_topic():
+    question = "Roughly how many genera make up the mustard family Brassicaceae?"
+    assert qf.topic_anchors(question, "") == [frozenset({"brassicacea"})]
+
+
+def test_a_question_that_names_nothing_has_no_anchor():
+    r = MemoryRetriever(list(WIVES))
+    question = "Whose wife changed her name?"
+    assert qf.topic_anchors(question, "") == []
+    assert qf.retrieve(r, qf.augment(question, "Jane"), 2, set(), 50, question)
+
+
+def test_possessives_are_not_read_as_a_quotation():
+    question = "Which of Vivaldi's concertos did the artist's patron hear first?"
+    assert qf.topic_anchors(question, "") == [frozenset({"vivaldi"})]
