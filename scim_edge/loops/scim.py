@@ -34,7 +34,8 @@ stop_reason values:
 - `budget`: t reached T_max below θ (status force_accepted);
 - `quality_declined`: Q fell by at least δ; the previous answer is returned
   (status force_accepted);
-- `no_new_evidence`: a later retrieval found no passage not already used, so another
+- `no_new_evidence`: a later retrieval found no passage not already used (for augment, none
+  that names the question's topic: `query_formulation.topic_anchors`), so another
   generation could not change the answer (status force_accepted; scim and single-dim);
 - `no_evidence`: no passage shares a word with the question, or the question has no content
   words at all (status insufficient_evidence, answer INSUFFICIENT_EVIDENCE);
