@@ -193,13 +193,13 @@ def augment(question: str, answer: str, passages: Sequence[Passage] | None = Non
     topic = [w for e in tu.entities(question) for w in e.split() if w.lower() not in missing]
     query = _join(missing + tu.ordered_unique(topic)) or question
     m_set, q_set = tu.stems_of(missing), tu.stems_of(q_words)
-    anchors = topic_anchors(question, answer)
 
     def scorer(p: Passage) -> float:
         return augment_score(p, m_set, q_set) + TIE_BREAK * ranking.hybrid_score(p, question)
 
     hop = bridge_hop(question, answer, passages or [])
     if hop is None:
+        anchors = topic_anchors(question, answer)  # a bridge hop goes elsewhere: none
         return Formulation("augment", [query], scorer, list(missing), anchors=anchors)
 
     def bridge_scorer(p: Passage) -> float:
