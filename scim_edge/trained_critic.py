@@ -201,27 +201,48 @@ def train_from_rows(
     return critic
 
 
+def repeat_confidence(
+    p: float, answer: str, support: str, earlier: Sequence[tuple[str, str, float]]
+) -> float:
+    """A round's confidence given the earlier rounds' (answer, support sentence,
+    confidence), oldest first: an earlier round's when it gave the same answer from the same
+    sentence, else `p`.
+
+    Reading the same sentence again is the same reader over much the same evidence, not a
+    second witness, yet the later round's features (agreement, more passages, a later
+    round) raise the estimate, so it keeps the first value. The same answer found in a
+    different sentence is new evidence and is judged on its own: "Who wrote Animal Farm?"
+    is first read from "…a novella by George Orwell…" (confidence 0.22, the question's
+    "wrote" is not there), then from "George Orwell wrote the manuscript in 1943…" (0.66)."""
+    norm = normalize_answer(answer)
+    for a, s, c in earlier:
+        if normalize_answer(a) == norm and s == support:
+            return c
+    return p
+
+
 def _replayed(
-    runs: Mapping[str, list[tuple[int, str, float, bool]]], settings: Any
+    runs: Mapping[str, list[tuple[int, str, str, float, bool]]], settings: Any
 ) -> Iterator[tuple[list[float], bool]]:
-    """Each practice pair's rounds replayed through SCIM's policy, as the loop would run
-    them on their confidences (a repeated answer keeps its first round's confidence, as
-    `Confidence.as_first_given` does live): (rounds features, returned answer right?)."""
+    """Each practice pair's rounds (round, answer, support sentence, confidence, right?)
+    replayed through SCIM's policy, as the loop would run them on their confidences (a
+    repeat keeps an earlier confidence by `repeat_confidence`, as the loop does live):
+    (rounds features, returned answer right?)."""
     theta = float(getattr(settings, "theta", 0.7))
     delta = float(getattr(settings, "delta", 0.05))
     for rounds in runs.values():
         rounds = sorted(rounds)
         answers: list[str] = []
         ps: list[float] = []
-        first: dict[str, float] = {}
-        for t, (_, answer, p, _) in enumerate(rounds, start=1):
+        for t, (_, answer, support, p, _) in enumerate(rounds, start=1):
+            earlier = [(a, s, c) for (_, a, s, _, _), c in zip(rounds, ps, strict=False)]
             answers.append(answer)
-            ps.append(first.setdefault(normalize_answer(answer), p))
+            ps.append(repeat_confidence(p, answer, support, earlier))
             d = algorithm1(t, ps[-1], ps[-2] if t > 1 else None, theta=theta,
                            t_max=len(rounds), delta=delta)  # fmt: skip
             if d.decision != "continue":
                 i = returned(d, ps)
-                yield rounds_features(answers, ps, i), rounds[i][3]
+                yield rounds_features(answers, ps, i), rounds[i][4]
                 break
 
 
@@ -232,13 +253,14 @@ def fit_across_rounds(
     rounds the first part never trained on, as the Platt map is), replayed through SCIM's
     policy; measure it on the other half against the returned round's own confidence."""
     cal, meas = _heldout_halves(rows)
-    halves: dict[str, dict[str, list[tuple[int, str, float, bool]]]] = {"cal": {}, "meas": {}}
+    Pair = list[tuple[int, str, str, float, bool]]
+    halves: dict[str, dict[str, Pair]] = {"cal": {}, "meas": {}}
     for name, idx in (("cal", cal), ("meas", meas)):
         for i in idx:
             r = rows[i]
             halves[name].setdefault(str(r["pair_id"]), []).append(
-                (int(r.get("round", 1)), str(r.get("answer", "")), float(p[i]),
-                 float(r["correct"]) > 0)
+                (int(r.get("round", 1)), str(r.get("answer", "")), str(r.get("support", "")),
+                 float(p[i]), float(r["correct"]) > 0)
             )  # fmt: skip
     fit = list(_replayed(halves["cal"], settings))
     y = np.array([right for _, right in fit], dtype=np.float64)

@@ -5,6 +5,7 @@ consumer."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 import time
 from pathlib import Path
@@ -185,31 +186,59 @@ def test_a_slow_consumer_is_not_counted_as_loop_time(sample_index, loop):
     assert coordination < 40.0
 
 
-def test_a_repeated_answer_keeps_the_confidence_it_was_first_given():
-    earlier = [SimpleNamespace(answer="George Orwell", confidence=0.3),
-               SimpleNamespace(answer="Eric Blair", confidence=0.5)]  # fmt: skip
-    assert Confidence.as_first_given(0.9, "george orwell.", earlier) == 0.3
+def _said(answer: str, sentence: str, confidence: float) -> SimpleNamespace:
+    return SimpleNamespace(answer=answer, support=[{"sentence": sentence}], confidence=confidence)
+
+
+NOVELLA = [{"sentence": "Animal Farm is a novella by George Orwell."}]
+
+
+def test_a_repeated_answer_from_the_same_sentence_keeps_its_first_confidence():
+    earlier = [_said("George Orwell", NOVELLA[0]["sentence"], 0.3),
+               _said("Eric Blair", "Orwell was born Eric Blair.", 0.5)]  # fmt: skip
+    assert Confidence.as_first_given(0.9, "george orwell.", NOVELLA, earlier) == 0.3
+
+
+def test_a_repeated_answer_from_another_sentence_is_judged_on_its_own():
+    earlier = [_said("George Orwell", "George Orwell wrote the manuscript in 1943.", 0.3)]
+    assert Confidence.as_first_given(0.9, "George Orwell", NOVELLA, earlier) == 0.9
 
 
 def test_a_new_answer_keeps_its_own_confidence():
-    earlier = [SimpleNamespace(answer="George Orwell", confidence=0.3)]
-    assert Confidence.as_first_given(0.9, "Eric Blair", earlier) == 0.9
+    earlier = [_said("George Orwell", NOVELLA[0]["sentence"], 0.3)]
+    assert Confidence.as_first_given(0.9, "Eric Blair", NOVELLA, earlier) == 0.9
 
 
 def test_no_critic_stays_no_confidence_when_an_answer_repeats():
-    earlier = [SimpleNamespace(answer="George Orwell", confidence=0.3)]
-    assert Confidence.as_first_given(None, "George Orwell", earlier) is None
+    earlier = [_said("George Orwell", NOVELLA[0]["sentence"], 0.3)]
+    assert Confidence.as_first_given(None, "George Orwell", NOVELLA, earlier) is None
 
 
-def test_in_the_loop_rounds_that_repeat_an_answer_carry_its_first_confidence(sample_index):
-    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="fixed-3"))
-    answer = engine.answer("Who wrote Animal Farm?")
-    its = answer.iterations
-    assert [normalize_answer(it.answer) for it in its].count(normalize_answer(its[0].answer)) > 1
+def test_the_critic_fit_replays_repeats_as_the_loop_does():
+    pair = [(1, "George Orwell", "a novella by George Orwell", 0.2, True),
+            (2, "George Orwell", "a novella by George Orwell", 0.9, True),
+            (3, "George Orwell", "George Orwell wrote it", 0.8, True)]  # fmt: skip
+    ((features, _),) = tc._replayed({"p": pair}, Settings(theta=0.7, delta=0.05))
+    assert features[0] == pytest.approx(math.log(0.8 / 0.2))
+
+
+def _first_of_each(its):
     first = {}
     for it in its:
-        first.setdefault(normalize_answer(it.answer), it.confidence)
-    assert all(it.confidence == first[normalize_answer(it.answer)] for it in its)
+        key = (normalize_answer(it.answer), it.support[0]["sentence"] if it.support else "")
+        first.setdefault(key, it.confidence)
+    return first
+
+
+def test_in_the_loop_rounds_that_reread_an_answer_carry_its_first_confidence(sample_index):
+    engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="fixed-3"))
+    its = engine.answer("Who wrote Animal Farm?").iterations
+    first = _first_of_each(its)
+    assert len(first) < len(its)  # some round re-read an earlier round's sentence
+    assert all(
+        it.confidence == first[(normalize_answer(it.answer), it.support[0]["sentence"])]
+        for it in its
+    )
 
 
 def test_tiers_follow_confidence():

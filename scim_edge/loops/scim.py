@@ -24,7 +24,8 @@ Q is the paper's five-dimension score (`settings.quality = "paper"`) or the cali
 confidence of the trained Critic (`"learned"`, θ is then a probability); the default
 `"auto"` is learned when a trained Critic fits the generator, paper otherwise. Every iteration
 records its confidence when a trained Critic fits the generator (an answer an earlier
-iteration already gave keeps that iteration's: `Confidence.as_first_given`); the answer
+iteration already gave from the same sentence keeps that iteration's:
+`Confidence.as_first_given`); the answer
 carries the returned iteration's, and its tier is read from it.
 With `settings.fast_path`, Q₁ ≥ settings.fast_path_threshold returns at once.
 
@@ -290,7 +291,7 @@ class ScimFamilyLoop:
                 run.doc_ids, [r.answer for r in run.records],
                 {x.doc_id: x.score for x in run.passages},
             )  # fmt: skip
-            p = confidence.as_first_given(p, answer, run.records)
+            p = confidence.as_first_given(p, answer, gen.support, run.records)
         yield from run.out(Scored(t, report, ms_since(t0)))
         return _Iteration(t, answer, report, list(run.passages), list(gen.support), p), gen
 
