@@ -2,6 +2,10 @@
 
     hybrid(d, q) = 0.7·|content(d) ∩ content(q)| / |content(q)| + 0.3·sim(title(d), q)
 
+content(d) is the passage's words and its article's title: a passage is read in its
+article, as BM25 reads the title field with the text. Within the article "Abraham Lincoln",
+"Lincoln was assassinated by John Wilkes Booth" covers all of "Who assassinated Abraham
+Lincoln?", and a reading list that repeats "Abraham Lincoln" in book titles does not.
 sim(title, q) is the share of the title's content words that occur in q, and 1 when the
 whole title appears in q as a phrase: a question naming "Abraham Lincoln" ranks the
 article of that title above pages that merely mention him. Content words are compared by
@@ -70,8 +74,13 @@ def is_lead(passage: Passage) -> bool:
     return passage.doc_id.endswith("-0")
 
 
+@lru_cache(maxsize=65536)
+def title_content(title: str) -> frozenset[str]:
+    return quick_stems(title)
+
+
 def hybrid_score(passage: Passage, query: str) -> float:
-    d = passage_content(passage.doc_id, passage.text)
+    d = passage_content(passage.doc_id, passage.text) | title_content(passage.title)
     title = title_similarity(passage.title, query)
     lead = LEAD_BONUS if is_lead(passage) and names_title(passage.title, query) else 0.0
     return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title + lead

@@ -16,13 +16,30 @@ QUESTION = "Who shot Abraham Lincoln at Ford's Theatre?"
 def test_hybrid_score_by_hand():
     p = Passage("x", "Abraham Lincoln", "", "Lincoln was shot by Booth at the theatre.")
     q = "Who shot Abraham Lincoln?"
-    # content(q) = {shot, abraham, lincoln}; d holds shot, lincoln -> 2/3; title in q -> 1
-    assert ranking.hybrid_score(p, q) == pytest.approx(0.7 * 2 / 3 + 0.3 * 1.0)
+    # content(q) = {shot, abraham, lincoln}; d holds shot, lincoln and, from its article's
+    # title, abraham -> 3/3; title in q -> 1
+    assert ranking.hybrid_score(p, q) == pytest.approx(0.7 * 3 / 3 + 0.3 * 1.0)
     other = Passage("y", "Theatre", "", "Lincoln was shot by Booth at the theatre.")
     assert ranking.hybrid_score(other, q) == pytest.approx(0.7 * 2 / 3)
     # inflections meet through stems
     p2 = Passage("z", "Booth", "", "The assassination of Lincoln.")
     assert ranking.hybrid_score(p2, "Who assassinated Lincoln?") == pytest.approx(0.7)
+
+
+def test_a_passage_is_read_with_its_articles_title():
+    # sample index, "Abraham Lincoln": the evidence names only "Lincoln"; a reading list
+    # repeats "Abraham Lincoln" and says nothing of the assassination
+    q = "Who assassinated Abraham Lincoln?"
+    evidence = Passage(
+        "307-6",
+        "Abraham Lincoln",
+        "",
+        "On April 14, 1865, Lincoln was assassinated by John Wilkes Booth.",
+    )
+    reading = Passage("307-151", "Abraham Lincoln", "Historiography",
+                      "Exploring Lincoln: Great Historians Reappraise Our Greatest President "
+                      "(2015); Journal of the Abraham Lincoln Association, 34 (2013).")  # fmt: skip
+    assert [p.doc_id for p in ranking.rank_hybrid([reading, evidence], q)] == ["307-6", "307-151"]
 
 
 def test_rank_excludes_seen_and_duplicates():
