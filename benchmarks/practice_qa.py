@@ -34,15 +34,26 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7, help="passage draw (default 7)")
     a = ap.parse_args()
 
+    from scim_edge import atomic
+    from scim_edge.errors import UserError
     from scim_edge.lead_types import LeadTypes
     from scim_edge.practice.questions import pairs_from_passages
     from scim_edge.retrieval import BM25Retriever, resolve_index_dir
 
-    index_dir = resolve_index_dir(a.index)
-    retriever = BM25Retriever.open(index_dir)
-    pairs = pairs_from_passages(
-        retriever.sample(a.seed), a.n, a.seed, types=LeadTypes.for_index(index_dir)
-    )
+    if a.n < 1:
+        ap.error("-n must be at least 1")
+    try:
+        index_dir = resolve_index_dir(a.index)
+        retriever = BM25Retriever.open(index_dir)
+        pairs = pairs_from_passages(
+            retriever.sample(a.seed), a.n, a.seed, types=LeadTypes.for_index(index_dir)
+        )
+    except UserError as e:
+        print(f"practice_qa: error: {e.one_line()}", file=sys.stderr)
+        return e.exit_code
+    if not pairs:
+        print(f"practice_qa: error: index '{index_dir.name}' gave no questions", file=sys.stderr)
+        return 2
     lines = [
         json.dumps(
             {
@@ -57,8 +68,7 @@ def main() -> int:
         )  # fmt: skip
         for p in pairs
     ]
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    atomic.write_text(a.out, "".join(x + "\n" for x in lines))
     print(json.dumps({"index": index_dir.name, "questions": len(lines), "seed": a.seed,
                       "out": str(a.out)}))  # fmt: skip
     return 0
