@@ -17,7 +17,6 @@ being the article the question was made from, so `eval` reports recall@5 of it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
@@ -27,10 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--index", required=True, help="index name or directory")
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("-n", type=int, default=600, help="questions (default 600)")
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+
+    ap = OneLineParser(prog="practice_qa", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=nonempty, required=True, help="index name or directory")
+    ap.add_argument("--out", type=nonempty, required=True, help="the QA file to write")
+    ap.add_argument("-n", type=positive_int, default=600, help="questions (default 600)")
     ap.add_argument("--seed", type=int, default=7, help="passage draw (default 7)")
     a = ap.parse_args()
 
@@ -40,8 +42,6 @@ def main() -> int:
     from scim_edge.practice.questions import pairs_from_passages
     from scim_edge.retrieval import BM25Retriever, resolve_index_dir
 
-    if a.n < 1:
-        ap.error("-n must be at least 1")
     try:
         index_dir = resolve_index_dir(a.index)
         retriever = BM25Retriever.open(index_dir)
@@ -49,11 +49,9 @@ def main() -> int:
             retriever.sample(a.seed), a.n, a.seed, types=LeadTypes.for_index(index_dir)
         )
     except UserError as e:
-        print(f"practice_qa: error: {e.one_line()}", file=sys.stderr)
-        return e.exit_code
+        return _fail(e.one_line(), e.exit_code)
     if not pairs:
-        print(f"practice_qa: error: index '{index_dir.name}' gave no questions", file=sys.stderr)
-        return 2
+        return _fail(f"index '{index_dir.name}' gave no questions")
     lines = [
         json.dumps(
             {
@@ -68,10 +66,19 @@ def main() -> int:
         )  # fmt: skip
         for p in pairs
     ]
-    atomic.write_text(a.out, "".join(x + "\n" for x in lines))
+    out = Path(a.out)
+    try:
+        atomic.write_text(out, "".join(x + "\n" for x in lines))
+    except OSError as e:
+        return _fail(f"cannot write {out}: {e.strerror or e}")
     print(json.dumps({"index": index_dir.name, "questions": len(lines), "seed": a.seed,
-                      "out": str(a.out)}))  # fmt: skip
+                      "out": str(out)}))  # fmt: skip
     return 0
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"practice_qa: error: {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

@@ -58,3 +58,21 @@ def test_a_missing_index_is_reported_as_missing(tmp_path):
 def test_a_missing_index_writes_nothing(tmp_path):
     _run("--index", str(tmp_path / "nowhere"), "--out", str(tmp_path / "q.jsonl"))
     assert not (tmp_path / "q.jsonl").exists()
+
+
+def test_an_empty_index_argument_is_refused_not_read_as_the_default(tmp_path):
+    # "" would otherwise mean "the default index", a silent guess
+    r = _run("--index", "", "--out", str(tmp_path / "q.jsonl"))
+    assert "must not be empty" in r.stderr
+
+
+def test_a_failed_run_keeps_the_file_that_was_there(tmp_path):
+    out = tmp_path / "q.jsonl"
+    out.write_text('{"id": "kept"}\n', encoding="utf-8")
+    _run("--index", str(tmp_path / "nowhere"), "--out", str(out))
+    assert out.read_text(encoding="utf-8") == '{"id": "kept"}\n'
+
+
+def test_an_unwritable_output_is_one_line_and_exit_2(demo_index, tmp_path):
+    r = _run("--index", str(demo_index), "--out", str(tmp_path), "-n", "5")
+    assert (r.returncode, len(r.stderr.strip().splitlines())) == (2, 1)
