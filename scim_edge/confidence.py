@@ -16,6 +16,7 @@ from typing import Any
 
 from scim_edge.critic_features import round_features
 from scim_edge.errors import ModelError
+from scim_edge.generation.support import support_sentence
 from scim_edge.trained_critic import (
     TrainedCritic,
     confidence_tier,
@@ -70,9 +71,9 @@ class Confidence:
         practice questions)."""
         if p is None:
             return None
-        done = [(r.answer, _sentence(r.support), r.confidence) for r in earlier
+        done = [(r.answer, support_sentence(r.support), r.confidence) for r in earlier
                 if r.confidence is not None]  # fmt: skip
-        return repeat_confidence(p, answer, _sentence(support), done)
+        return repeat_confidence(p, answer, support_sentence(support), done)
 
     def across_rounds(self, answers: Sequence[str], confidences: Sequence[float | None],
                       chosen: int) -> float | None:  # fmt: skip
@@ -122,8 +123,3 @@ class Confidence:
                 notify=True,
             )
         return cls(critic)
-
-
-def _sentence(support: Sequence[Any]) -> str:
-    """The support sentence of a round's `support` list, as practice traces record it."""
-    return str(support[0].get("sentence", "")) if support else ""

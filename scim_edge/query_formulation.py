@@ -180,7 +180,7 @@ def names_anchor(p: Passage, anchors: Sequence[frozenset[str]]) -> bool:
     there are none."""
     if not anchors:
         return True
-    words = ranking.passage_content(p.doc_id, p.text) | ranking.quick_stems(p.title)
+    words = ranking.passage_words(p)
     return any(a <= words for a in anchors)
 
 

@@ -79,8 +79,14 @@ def title_content(title: str) -> frozenset[str]:
     return quick_stems(title)
 
 
+def passage_words(passage: Passage) -> frozenset[str]:
+    """The content-word stems of a passage read in its article: its text's and its
+    title's (see the module doc)."""
+    return passage_content(passage.doc_id, passage.text) | title_content(passage.title)
+
+
 def hybrid_score(passage: Passage, query: str) -> float:
-    d = passage_content(passage.doc_id, passage.text) | title_content(passage.title)
+    d = passage_words(passage)
     title = title_similarity(passage.title, query)
     lead = LEAD_BONUS if is_lead(passage) and names_title(passage.title, query) else 0.0
     return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title + lead

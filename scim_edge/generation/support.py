@@ -25,6 +25,13 @@ def support_of(sentence: str, passage: Passage) -> dict[str, str]:
     }
 
 
+def support_sentence(support: Sequence[dict[str, str]]) -> str:
+    """The sentence of an `Answer.support` list ("" for none): what a user reads beside the
+    answer, what practice traces record, and what tells a repeated answer's second
+    witness from a re-reading (`trained_critic.repeat_confidence`)."""
+    return str(support[0].get("sentence", "")) if support else ""
+
+
 def best_support(answer: str, passages: Sequence[Passage]) -> list[dict[str, str]]:
     """[the passage sentence that best backs `answer`], or [] when none shares a word."""
     if not answer.strip():

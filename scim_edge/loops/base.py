@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scim_edge import textutil as tu
+from scim_edge.generation.support import support_sentence
 from scim_edge.types import (
     INSUFFICIENT_EVIDENCE,
     Answer,
@@ -246,7 +247,7 @@ def as_read(answer: str, support: Sequence[dict[str, str]]) -> str:
     what SCIM's five dimensions score (a bare span has no sentence to be coherent in)."""
     if not support or not answer.strip():
         return answer
-    sentence = support[0].get("sentence", "")
+    sentence = support_sentence(support)
     if not sentence or sentence.strip() == answer.strip():
         return answer
     return f"{answer.rstrip('.')}. {sentence}"

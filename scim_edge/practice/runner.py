@@ -47,6 +47,7 @@ from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
+from scim_edge.generation.support import support_sentence
 from scim_edge.lead_types import LeadTypes
 from scim_edge.linear import LinearModel, fit_grouped_softmax, group_softmax
 from scim_edge.practice import store
@@ -267,7 +268,7 @@ def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict
             "f1": round(f1_score(rec.answer, [pair.answer]), 4),
             "evidence_present": _present(passages, pair.answer),
             "source_hidden": hidden,
-            "support": rec.support[0]["sentence"] if rec.support else "",
+            "support": support_sentence(rec.support),
             "features": {k: round(v, 6) for k, v in
                          record_features(rec, answer.iterations[:i], scores).items()},
         })  # fmt: skip
