@@ -18,10 +18,12 @@ from scim_edge.critic_features import round_features
 from scim_edge.errors import ModelError
 from scim_edge.generation.support import support_sentence
 from scim_edge.trained_critic import (
+    OutdatedCritic,
     TrainedCritic,
     confidence_tier,
     default_path,
     find,
+    load_file,
     repeat_confidence,
 )
 
@@ -110,9 +112,18 @@ class Confidence:
     @classmethod
     def _load(cls, engine: Any, settings: Any) -> Confidence:
         index_dir = getattr(engine.retriever, "path", None)
-        critic = find(index_dir, getattr(settings, "critic_model", None))
+        name = getattr(settings, "critic_model", None)
+        note = None
+        try:
+            critic = find(index_dir, name)
+        except OutdatedCritic as e:
+            if name:  # a Critic chosen by name is used or refused, never replaced
+                raise
+            shipped = default_path()
+            critic = load_file(shipped) if shipped.is_file() else None
+            note = f"{e}: using the shipped Critic until `scim-edge practice` refits it"
         if critic is None:
-            return cls(None, "no trained Critic is installed")
+            return cls(None, note or "no trained Critic is installed", notify=note is not None)
         generator = str(getattr(engine.generator, "name", ""))
         if critic.generator and critic.generator != generator:
             return cls(
@@ -122,4 +133,4 @@ class Confidence:
                 "(retrain it with `scim-edge practice`)",
                 notify=True,
             )
-        return cls(critic)
+        return cls(critic, note, notify=note is not None)

@@ -21,6 +21,9 @@ Where it comes from, first found wins:
 3. the default shipped in `scim_edge/data/critic.json`, trained the same way on
    self-practice over the vital-articles corpus.
 A Critic trained for another generator warns (naming it) and the heuristic is used instead.
+An index's own Critic fitted by another version of scim-edge (other features:
+`OutdatedCritic`) warns and the shipped one stands in until `practice` refits it; one
+chosen by name is refused with one line.
 """
 
 from __future__ import annotations
@@ -47,6 +50,16 @@ CRITIC_FILE = "critic.json"
 ACCEPT_THRESHOLD = 0.5
 # Tiers users see: the probability the answer is right.
 HIGH, MEDIUM = 0.7, 0.4
+
+
+class OutdatedCritic(ModelError):
+    """A Critic file fitted by another version of scim-edge: its features are not this
+    version's. Not damage: `scim-edge practice` refits it, and until then the loops use
+    the shipped Critic (`Confidence`)."""
+
+
+class _OtherFeatures(ValueError):
+    pass
 
 
 def confidence_tier(p: float) -> str:
@@ -98,13 +111,13 @@ class TrainedCritic:
             raise ValueError("not a critic file")
         model = LinearModel.from_dict(d["model"])
         if list(model.features) != list(FEATURES):
-            raise ValueError("its features do not match this version of scim-edge")
+            raise _OtherFeatures("its features do not match this version's")
         a, b = (float(x) for x in d.get("platt", (1.0, 0.0)))
         if not (np.isfinite(a) and np.isfinite(b)):
             raise ValueError("non-finite calibration")
         rounds = LinearModel.from_dict(d["rounds"]) if "rounds" in d else None
         if rounds is not None and list(rounds.features) != list(ROUNDS_FEATURES):
-            raise ValueError("its across-rounds features do not match this version of scim-edge")
+            raise _OtherFeatures("its across-rounds features do not match this version's")
         return cls(model, (a, b), dict(d.get("meta", {})), source, rounds)
 
 
@@ -284,6 +297,11 @@ def _load(path_text: str, mtime: float) -> TrainedCritic:
     path = Path(path_text)
     try:
         return TrainedCritic.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+    except _OtherFeatures as e:
+        raise OutdatedCritic(
+            f"Critic file {path} was fitted by another version of scim-edge ({e})",
+            hint="refit it with `scim-edge practice`",
+        ) from None
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise ModelError(
             f"Critic file {path} is damaged ({' '.join(str(e).split())[:120]})",

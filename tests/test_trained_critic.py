@@ -118,8 +118,46 @@ def test_a_critic_with_other_features_is_refused(tmp_path):
         d["model"]["mean"] = d["model"]["mean"][:-1]
         d["model"]["scale"] = d["model"]["scale"][:-1]
 
-    with pytest.raises(ModelError, match="features do not match"):
+    with pytest.raises(tc.OutdatedCritic, match="features do not match"):
         tc.load_file(tc.Path(_copy_critic(tmp_path, drop_feature)))
+
+
+def _older(d: dict) -> None:
+    """A Critic file as an older version wrote it: one feature fewer."""
+    for key in ("features", "weights", "mean", "scale"):
+        d["model"][key] = d["model"][key][:-1]
+
+
+@pytest.mark.parametrize("loop", ["standard", "scim", "simrag"])
+def test_an_index_critic_from_another_version_gives_way_to_the_shipped_one(
+    sample_index, tmp_path, loop
+):
+    """After an upgrade, an index practised before it keeps answering, with the shipped
+    Critic's confidence and a warning that says how to refit its own."""
+    data = json.loads(tc.default_path().read_text())
+    _older(data)
+    index = _practised_index(sample_index, tmp_path, data)
+    engine = Engine.open(Settings(index=index, model="extractive", loop=loop))
+    answer = engine.answer("Who wrote Animal Farm?")
+    assert any("another version" in w and "scim-edge practice" in w for w in answer.warnings)
+    if answer.status != "insufficient_evidence":  # simrag may abstain: no confidence then
+        assert answer.confidence is not None
+
+
+def test_a_named_critic_from_another_version_is_one_line(
+    sample_index, tmp_path, monkeypatch, capsys
+):
+    """A Critic chosen by name is used as it is or not at all: no stand-in."""
+    data = json.loads(tc.default_path().read_text())
+    _older(data)
+    (tmp_path / "critic.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setattr("models.store.resolve_model", lambda name, kind: tmp_path)
+    rc = main(["ask", "Who wrote Animal Farm?", "--index", str(sample_index), "--model",
+               "extractive", "--critic-model", "old-critic"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "Traceback" not in err
+    assert "another version" in err
 
 
 def _practised_index(sample_index, tmp_path, critic: dict) -> str:

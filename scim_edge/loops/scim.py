@@ -258,8 +258,8 @@ class ScimFamilyLoop:
         )
         if self.quality_stop:
             run.bindings["quality"] = "learned" if self.learned else "paper"
-        if confidence.critic is None and confidence.notify:
-            run.warnings.append(confidence.warning or "")
+        if confidence.notify and confidence.warning:
+            run.warnings.append(confidence.warning)
         return confidence
 
     def _answer_and_score(

@@ -292,6 +292,8 @@ class SimRagLoop:
         fallback = getattr(self.critic, "fallback_warning", None)
         if fallback:
             run.warnings.append(fallback)
+        elif self.confidence.notify and self.confidence.warning:
+            run.warnings.append(self.confidence.warning)  # the shipped Critic stands in
         return run
 
     def _initial_queries(self, question: str) -> list[str]:
