@@ -326,6 +326,25 @@ def test_critic_train_on_a_truncated_practice_set_is_one_line(sample_index, tmp_
     assert "practice set" in err
 
 
+def test_critic_train_on_traces_of_another_version_is_one_line(sample_index, tmp_path, capsys):
+    """Traces made for other Critic features would fit a Critic blind to the new ones."""
+    from scim_edge.practice.runner import PracticeOptions, run_practice
+
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    engine = Engine.open(Settings(index=str(index), model="extractive"))
+    run_practice(engine, index, PracticeOptions(questions=60, seed=2, train_critic=False))
+    manifest = index / "practice" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    data["params"]["features"] = "0123456789abcdef"
+    manifest.write_text(json.dumps(data), encoding="utf-8")
+    rc = main(["critic", "train", "--index", str(index)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "Traceback" not in err
+    assert "another version" in err
+
+
 @pytest.mark.parametrize(
     "argv",
     [

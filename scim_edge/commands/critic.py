@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import print_json
@@ -72,6 +73,19 @@ def _traces(index: str | None):
     return index_dir, rows, manifest
 
 
+def _same_features(index_dir: Path, manifest: dict) -> None:
+    """Traces made for other Critic features would fit a Critic blind to the new ones."""
+    from scim_edge.errors import UserError
+    from scim_edge.practice.runner import features_key
+
+    if manifest.get("params", {}).get("features") != features_key():
+        raise UserError(
+            f"the practice set of index '{index_dir.name}' was made by another version of "
+            "scim-edge, for other features",
+            hint=f"re-create it with `scim-edge practice --index {index_dir.name}`",
+        )
+
+
 def run_train(args: argparse.Namespace) -> int:
     from scim_edge.critic_store import install
     from scim_edge.settings import load_settings
@@ -89,6 +103,7 @@ def run_train(args: argparse.Namespace) -> int:
                          steps=args.steps, force=args.force)  # fmt: skip
         print(f"installed fine-tuned Critic '{name}' at {path}")
         return 0
+    _same_features(index_dir, manifest)
     settings = load_settings(overrides={"index": args.index})
     loop = manifest.get("params", {}).get("loop", "fixed-3")
     critic = train_from_rows(

@@ -95,15 +95,19 @@ def _params(opts: PracticeOptions, retriever: Any, settings: Settings) -> dict[s
             retriever.manifest.get("built_at", retriever.manifest.get("created", ""))
         ),
         # the reader's and the Critic's: traces made for other features are not resumed
-        "features": hashlib.sha256(
-            "\n".join((*rf.FEATURES, *CRITIC_FEATURES)).encode()
-        ).hexdigest()[:16],
+        "features": features_key(),
         "k1": settings.k1,
         "k2": settings.k2,
         "candidates": settings.candidates,
         "hide_source": HIDE_SOURCE_SHARE,
         "comparisons": COMPARISON_SHARE,
     }
+
+
+def features_key() -> str:
+    """A short hash of the reader's and the Critic's feature names: a practice set made for
+    other features can be neither resumed nor fitted on."""
+    return hashlib.sha256("\n".join((*rf.FEATURES, *CRITIC_FEATURES)).encode()).hexdigest()[:16]
 
 
 class SourceHidden:
