@@ -464,6 +464,9 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
         out.append(check)
         if check.status != "error":
             good.append(d)
+            practised = _check_practice_critic(d)
+            if practised is not None:
+                out.append(practised)
     for p in _stale_temps(base):
         out.append(
             Check(
@@ -475,6 +478,25 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
             )
         )
     return out, good
+
+
+def _check_practice_critic(d: Path) -> Check | None:
+    """The index's own Critic (`practice/critic.json`), when it has one: one from another
+    version of scim-edge is not used (the shipped one answers), a damaged one stops `ask`."""
+    from scim_edge.trained_critic import CRITIC_FILE, OutdatedCritic, load_file
+
+    path = d / "practice" / CRITIC_FILE
+    if not path.is_file():
+        return None
+    name = f"index {d.name} practice Critic"
+    fix = f"scim-edge practice --index {d.name}"
+    try:
+        critic = load_file(path)
+    except OutdatedCritic as e:
+        return Check("indexes", name, "warning", f"{e}; the shipped Critic answers instead", fix)
+    except UserError as e:
+        return Check("indexes", name, "error", e.one_line(), fix)
+    return Check("indexes", name, "ok", f"Critic for the {critic.generator} generator")
 
 
 def _check_index(d: Path, checksums: bool) -> Check:
@@ -610,8 +632,11 @@ def _check_model(d: Path, hashes: bool) -> list[Check]:
 
 
 def _load_model(d: Path, kind: str, name: str, fix: str) -> Check:
-    """Open the model the way `ask` does (ONNX Runtime sessions on the chosen provider)."""
+    """Open the model the way `ask` does (ONNX Runtime sessions on the chosen provider; a
+    trained Critic's weights as `--critic-model` reads them)."""
     t0 = time.perf_counter()
+    if kind == "critic":
+        return _load_critic(d, name)
     try:
         if kind == "embedding":
             from models.embedding import EmbeddingModel as Runtime  # type: ignore[import-not-found]
@@ -633,6 +658,21 @@ def _load_model(d: Path, kind: str, name: str, fix: str) -> Check:
         f"{name} loads",
         "ok",
         f"provider {provider}, variant {variant}, loaded in {ms:.0f} ms",
+    )
+
+
+def _load_critic(d: Path, name: str) -> Check:
+    from scim_edge.trained_critic import CRITIC_FILE, load_file
+
+    try:
+        critic = load_file(d / CRITIC_FILE)
+    except UserError as e:
+        fix = f"refit it: scim-edge critic train --index INDEX --name {d.name} --force"
+        return Check("models", f"{name} loads", "error", e.one_line(), fix)
+    auroc = critic.meta.get("heldout", {}).get("auroc")
+    held = f", held-out AUROC {auroc:.3f}" if isinstance(auroc, int | float) else ""
+    return Check(
+        "models", f"{name} loads", "ok", f"Critic for the {critic.generator} generator{held}"
     )
 
 

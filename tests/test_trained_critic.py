@@ -520,3 +520,35 @@ def test_the_critic_reads_the_readers_whole_view_of_its_pick():
     )
     assert row["r:before_by"] == 1.0
     assert "r:before_by" in tc.load_file(tc.default_path()).model.features
+
+
+def _doctor_checks(capsys) -> tuple[int, list[dict]]:
+    rc = main(["doctor", "--json", "--no-network-check"])
+    return rc, json.loads(capsys.readouterr().out)["checks"]
+
+
+def test_doctor_names_an_index_critic_from_another_version(sample_index, capsys):
+    import os
+
+    data = json.loads(tc.default_path().read_text())
+    _older(data)
+    index = Path(os.environ["SCIM_EDGE_HOME"]) / "indexes" / "wiki"
+    shutil.copytree(sample_index, index)
+    (index / "practice").mkdir()
+    (index / "practice" / "critic.json").write_text(json.dumps(data), encoding="utf-8")
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "index wiki practice Critic"]
+    assert check["status"] == "warning"
+    assert "scim-edge practice --index wiki" in check["hint"]
+
+
+def test_doctor_loads_an_installed_critic_as_a_critic(sample_index, tmp_path, capsys):
+    """A Critic installed by `critic train` is read as `--critic-model` reads it, not
+    opened as a Flan-T5 model."""
+    from scim_edge.critic_store import install
+
+    critic = tc.load_file(tc.default_path())
+    install(critic, "critic-x", source="test")
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "model critic-x loads"]
+    assert check["status"] == "ok", check
