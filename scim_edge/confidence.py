@@ -118,7 +118,11 @@ class Confidence:
             critic = find(index_dir, name)
         except OutdatedCritic as e:
             if name:  # a Critic chosen by name is used or refused, never replaced
-                raise
+                raise OutdatedCritic(
+                    str(e),
+                    hint="practise its index again (`scim-edge practice --index INDEX`), "
+                    f"then `scim-edge critic train --index INDEX --name {name} --force`",
+                ) from None
             shipped = default_path()
             critic = load_file(shipped) if shipped.is_file() else None
             note = f"{e}: using the shipped Critic until `scim-edge practice` refits it"

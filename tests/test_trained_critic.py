@@ -158,6 +158,7 @@ def test_a_named_critic_from_another_version_is_one_line(
     assert rc == 2
     assert "Traceback" not in err
     assert "another version" in err
+    assert "critic train" in err
 
 
 def _practised_index(sample_index, tmp_path, critic: dict) -> str:
