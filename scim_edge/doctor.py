@@ -483,20 +483,14 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
 def _check_practice_critic(d: Path) -> Check | None:
     """The index's own Critic (`practice/critic.json`), when it has one: one from another
     version of scim-edge is not used (the shipped one answers), a damaged one stops `ask`."""
-    from scim_edge.trained_critic import CRITIC_FILE, OutdatedCritic, load_file
+    from scim_edge.trained_critic import CRITIC_FILE
 
     path = d / "practice" / CRITIC_FILE
     if not path.is_file():
         return None
     name = f"index {d.name} practice Critic"
     fix = f"scim-edge practice --index {d.name}"
-    try:
-        critic = load_file(path)
-    except OutdatedCritic as e:
-        return Check("indexes", name, "warning", f"{e}; the shipped Critic answers instead", fix)
-    except UserError as e:
-        return Check("indexes", name, "error", e.one_line(), fix)
-    return Check("indexes", name, "ok", f"Critic for the {critic.generator} generator")
+    return _critic_check(path, "indexes", name, fix, outdated="the shipped Critic answers instead")
 
 
 def _check_index(d: Path, checksums: bool) -> Check:
@@ -662,18 +656,31 @@ def _load_model(d: Path, kind: str, name: str, fix: str) -> Check:
 
 
 def _load_critic(d: Path, name: str) -> Check:
-    from scim_edge.trained_critic import CRITIC_FILE, load_file
+    from scim_edge.trained_critic import CRITIC_FILE
+
+    fix = f"refit it: scim-edge critic train --index INDEX --name {d.name} --force"
+    return _critic_check(d / CRITIC_FILE, "models", f"{name} loads", fix)
+
+
+def _critic_check(
+    path: Path, section: str, name: str, fix: str, outdated: str | None = None
+) -> Check:
+    """A Critic file read as the loops read it: ok with its generator and held-out AUROC,
+    or the one-line reason it cannot be used. With `outdated` (what happens instead), one
+    fitted by another version of scim-edge is a warning rather than an error."""
+    from scim_edge.trained_critic import OutdatedCritic, load_file
 
     try:
-        critic = load_file(d / CRITIC_FILE)
+        critic = load_file(path)
+    except OutdatedCritic as e:
+        if outdated is None:
+            return Check(section, name, "error", e.one_line(), fix)
+        return Check(section, name, "warning", f"{e}; {outdated}", fix)
     except UserError as e:
-        fix = f"refit it: scim-edge critic train --index INDEX --name {d.name} --force"
-        return Check("models", f"{name} loads", "error", e.one_line(), fix)
+        return Check(section, name, "error", e.one_line(), fix)
     auroc = critic.meta.get("heldout", {}).get("auroc")
     held = f", held-out AUROC {auroc:.3f}" if isinstance(auroc, int | float) else ""
-    return Check(
-        "models", f"{name} loads", "ok", f"Critic for the {critic.generator} generator{held}"
-    )
+    return Check(section, name, "ok", f"Critic for the {critic.generator} generator{held}")
 
 
 def check_onnxruntime() -> list[Check]:

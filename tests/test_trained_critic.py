@@ -161,8 +161,9 @@ def test_a_named_critic_from_another_version_is_one_line(
     assert "critic train" in err
 
 
-def _practised_index(sample_index, tmp_path, critic: dict) -> str:
-    index = tmp_path / "idx"
+def _practised_index(sample_index, tmp_path, critic: dict, name: str = "idx") -> str:
+    """A copy of the sample index, as `name` under `tmp_path`, with `critic` as its own."""
+    index = tmp_path / name
     shutil.copytree(sample_index, index)
     (index / "practice").mkdir()
     (index / "practice" / "critic.json").write_text(json.dumps(critic), encoding="utf-8")
@@ -289,13 +290,19 @@ def test_confidence_names_the_shipped_critic(sample_index):
     assert Confidence.for_engine(engine, engine.settings).name == "trained:default"
 
 
-def test_critic_train_list_verify(sample_index, tmp_path, capsys):
+def _practised_copy(sample_index, tmp_path) -> Path:
+    """A copy of the sample index with a small practice set (no Critic fitted)."""
     from scim_edge.practice.runner import PracticeOptions, run_practice
 
     index = tmp_path / "idx"
     shutil.copytree(sample_index, index)
     engine = Engine.open(Settings(index=str(index), model="extractive"))
     run_practice(engine, index, PracticeOptions(questions=60, seed=2, train_critic=False))
+    return index
+
+
+def test_critic_train_list_verify(sample_index, tmp_path, capsys):
+    index = _practised_copy(sample_index, tmp_path)
     assert main(["critic", "train", "--index", str(index), "--name", "critic-t"]) == 0
     capsys.readouterr()
     assert main(["critic", "list", "--json"]) == 0
@@ -312,12 +319,7 @@ def test_critic_train_without_practice_names_it(sample_index, capsys):
 
 
 def test_critic_train_on_a_truncated_practice_set_is_one_line(sample_index, tmp_path, capsys):
-    from scim_edge.practice.runner import PracticeOptions, run_practice
-
-    index = tmp_path / "idx"
-    shutil.copytree(sample_index, index)
-    engine = Engine.open(Settings(index=str(index), model="extractive"))
-    run_practice(engine, index, PracticeOptions(questions=60, seed=2, train_critic=False))
+    index = _practised_copy(sample_index, tmp_path)
     traces = index / "practice" / "traces.jsonl"
     traces.write_text(traces.read_text()[:500], encoding="utf-8")
     rc = main(["critic", "train", "--index", str(index)])
@@ -329,12 +331,7 @@ def test_critic_train_on_a_truncated_practice_set_is_one_line(sample_index, tmp_
 
 def test_critic_train_on_traces_of_another_version_is_one_line(sample_index, tmp_path, capsys):
     """Traces made for other Critic features would fit a Critic blind to the new ones."""
-    from scim_edge.practice.runner import PracticeOptions, run_practice
-
-    index = tmp_path / "idx"
-    shutil.copytree(sample_index, index)
-    engine = Engine.open(Settings(index=str(index), model="extractive"))
-    run_practice(engine, index, PracticeOptions(questions=60, seed=2, train_critic=False))
+    index = _practised_copy(sample_index, tmp_path)
     manifest = index / "practice" / "manifest.json"
     data = json.loads(manifest.read_text())
     data["params"]["features"] = "0123456789abcdef"
@@ -533,10 +530,7 @@ def test_doctor_names_an_index_critic_from_another_version(sample_index, capsys)
 
     data = json.loads(tc.default_path().read_text())
     _older(data)
-    index = Path(os.environ["SCIM_EDGE_HOME"]) / "indexes" / "wiki"
-    shutil.copytree(sample_index, index)
-    (index / "practice").mkdir()
-    (index / "practice" / "critic.json").write_text(json.dumps(data), encoding="utf-8")
+    _practised_index(sample_index, Path(os.environ["SCIM_EDGE_HOME"]) / "indexes", data, "wiki")
     _, checks = _doctor_checks(capsys)
     (check,) = [c for c in checks if c["name"] == "index wiki practice Critic"]
     assert check["status"] == "warning"
