@@ -131,6 +131,14 @@ def sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
 
 
+def _row_weights(sample_weight: np.ndarray | None, y: np.ndarray) -> np.ndarray:
+    """One weight per row, normalised to mean 1 (all ones when none are given)."""
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64)
+    if sw.shape != y.shape or not np.all(np.isfinite(sw)) or np.any(sw < 0) or sw.sum() <= 0:
+        raise ValueError("sample_weight must be one finite, non-negative weight per row")
+    return sw / sw.mean()
+
+
 def fit_logistic(
     X: np.ndarray,
     y: np.ndarray,
@@ -145,10 +153,7 @@ def fit_logistic(
     `sample_weight` (any positive scale; normalised to mean 1) weighs each row's loss."""
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, np.float64)
-    if sw.shape != y.shape or not np.all(np.isfinite(sw)) or np.any(sw < 0) or sw.sum() <= 0:
-        raise ValueError("sample_weight must be one finite, non-negative weight per row")
-    sw = sw / sw.mean()
+    sw = _row_weights(sample_weight, y)
     mean, scale = _standardise(X)
     Z = np.hstack([(X - mean) / scale, np.ones((len(y), 1))])
     penal = np.ones(Z.shape[1])
@@ -161,16 +166,20 @@ def fit_logistic(
     return LinearModel(list(features), w[:-1], mean, scale, float(w[-1]))
 
 
-def fit_platt(scores: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """(a, b) with P(y=1 | s) = sigmoid(a·s + b), fitted with Platt's smoothed targets."""
+def fit_platt(
+    scores: np.ndarray, y: np.ndarray, sample_weight: np.ndarray | None = None
+) -> tuple[float, float]:
+    """(a, b) with P(y=1 | s) = sigmoid(a·s + b), fitted with Platt's smoothed targets;
+    `sample_weight` (normalised to mean 1) weighs each row, counts included."""
     s = np.asarray(scores, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
-    n_pos, n_neg = float(y.sum()), float(len(y) - y.sum())
+    sw = _row_weights(sample_weight, y)
+    n_pos, n_neg = float((sw * y).sum()), float((sw * (1.0 - y)).sum())
     t = np.where(y > 0, (n_pos + 1) / (n_pos + 2), 1 / (n_neg + 2))
     Z = np.stack([s, np.ones_like(s)], axis=1)
 
     def grad(w: np.ndarray) -> np.ndarray:
-        return Z.T @ (sigmoid(Z @ w) - t) / len(t)
+        return Z.T @ ((sigmoid(Z @ w) - t) * sw) / len(t)
 
     a, b = _adam(grad, 2, 2000, 0.05)
     return float(a), float(b)

@@ -3,9 +3,10 @@
 It is a logistic regression on `critic_features` (SCIM's five dimensions, the reader's
 signals, the round, the evidence, agreement across rounds, retrieval scores), fitted with
 rounds weighted so that practice's share of hidden sources cannot stand in for correctness
-(`source_balanced_weights`), followed by a Platt map fitted on held-out practice rounds,
-so its output is a calibrated probability: the `confidence` every answer carries. Accept
-means confidence ≥ the accept threshold.
+(`source_balanced_weights`), followed by a Platt map fitted on held-out practice rounds
+weighted to the mix of questions people ask (`asked_mix_weights`), so its output is a
+calibrated probability: the `confidence` every answer carries. Accept means confidence ≥
+the accept threshold.
 
 A loop of several rounds returns one of them, picked by that same confidence, so the
 picked round's value is the best of up to three noisy estimates: biased up when the rounds
@@ -50,6 +51,11 @@ CRITIC_FILE = "critic.json"
 ACCEPT_THRESHOLD = 0.5
 # Tiers users see: the probability the answer is right.
 HIGH, MEDIUM = 0.7, 0.4
+# The share of asked questions whose answer the index does not hold, which the calibration
+# assumes (`asked_mix_weights`). Practice hides the source of half its pairs so that the
+# Critic sees enough rounds without the answer; people mostly ask what the index holds (the
+# top passages hold the answer to about five in six of their questions).
+ASKED_HIDDEN_SHARE = 0.2
 
 
 class OutdatedCritic(ModelError):
@@ -128,7 +134,8 @@ def _heldout_halves(rows: Sequence[Mapping[str, Any]]) -> tuple[list[int], list[
     `source_balanced_weights`, the raw score no longer says how rare right answers are among
     hidden rounds, so the Platt map must see them to put them back at their rate. (On
     vital-en's held-out rounds, a map fitted on visible rounds alone had calibration error
-    0.158; on both kinds, 0.030.)"""
+    0.158; on both kinds, 0.030.) The map weighs them at the asked mix, not practice's
+    (`asked_mix_weights`)."""
     cal, meas = [], []
     for i, r in enumerate(rows):
         if r["split"] == "heldout":
@@ -167,6 +174,29 @@ def source_balanced_weights(rows: Sequence[Mapping[str, Any]]) -> np.ndarray:
     return w
 
 
+def asked_mix_weights(hidden: np.ndarray, share: float = ASKED_HIDDEN_SHARE) -> np.ndarray:
+    """Weights that make hidden-source rows `share` of the total, visible ones the rest.
+
+    The Platt map and the across-rounds part turn a score into a probability at the mix of
+    rounds they are fitted on. Fitted at practice's mix (half the sources hidden, where one
+    answer in fourteen is right), every probability came out low for a question the index
+    can answer: on 600 held-out practice questions asked as a user asks them, the answers
+    averaged confidence 0.48 and were right 66% of the time. Weighted to the asked mix, the
+    map keeps what the hidden rounds teach (how a score reads when the answer is missing) at
+    the rate such rounds occur when people ask."""
+    hidden = np.asarray(hidden, dtype=bool)
+    w = np.ones(len(hidden))
+    h = float(hidden.mean()) if len(hidden) else 0.0
+    if 0.0 < h < 1.0:
+        w[hidden] = share / h
+        w[~hidden] = (1.0 - share) / (1.0 - h)
+    return w
+
+
+def _hidden(rows: Sequence[Mapping[str, Any]], idx: Sequence[int]) -> np.ndarray:
+    return np.array([bool(rows[i].get("source_hidden")) for i in idx], dtype=bool)
+
+
 def metrics(p: np.ndarray, y: np.ndarray) -> dict[str, float]:
     return {
         "n": int(len(y)),
@@ -195,7 +225,11 @@ def train_from_rows(
         X[train], y[train], list(FEATURES), sample_weight=source_balanced_weights(train_rows)
     )
     raw = model.score(X)
-    platt = fit_platt(raw[cal], y[cal]) if len(cal) >= 10 else (1.0, 0.0)
+    platt = (
+        fit_platt(raw[cal], y[cal], asked_mix_weights(_hidden(rows, cal)))
+        if len(cal) >= 10
+        else (1.0, 0.0)
+    )
     critic = TrainedCritic(model, platt)
     p = critic.probabilities(X)
     critic.meta = {
@@ -207,11 +241,21 @@ def train_from_rows(
         },  # fmt: skip
         "rounds": {"train": len(train), "calibration": len(cal), "heldout": len(meas)},
         "weighting": "source-balanced",
+        "calibrated_hidden_share": ASKED_HIDDEN_SHARE,
         "heldout": metrics(p[meas], y[meas]) if meas else {},
+        "heldout_visible": _visible_metrics(rows, meas, p, y),
         "train": metrics(p[train], y[train]),
     }
     fit_across_rounds(critic, rows, p, settings)
     return critic
+
+
+def _visible_metrics(
+    rows: Sequence[Mapping[str, Any]], idx: Sequence[int], p: np.ndarray, y: np.ndarray
+) -> dict[str, float]:
+    """Metrics on the rounds whose source the loop could see: questions the index answers."""
+    seen = [i for i in idx if not rows[i].get("source_hidden")]
+    return metrics(p[seen], y[seen]) if seen else {}
 
 
 def repeat_confidence(
@@ -236,14 +280,14 @@ def repeat_confidence(
 
 def _replayed(
     runs: Mapping[str, list[tuple[int, str, str, float, bool]]], settings: Any
-) -> Iterator[tuple[list[float], bool]]:
+) -> Iterator[tuple[str, list[float], bool]]:
     """Each practice pair's rounds (round, answer, support sentence, confidence, right?)
     replayed through SCIM's policy, as the loop would run them on their confidences (a
     repeat keeps an earlier confidence by `repeat_confidence`, as the loop does live):
-    (rounds features, returned answer right?)."""
+    (pair id, rounds features, returned answer right?)."""
     theta = float(getattr(settings, "theta", 0.7))
     delta = float(getattr(settings, "delta", 0.05))
-    for rounds in runs.values():
+    for pair_id, rounds in runs.items():
         rounds = sorted(rounds)
         answers: list[str] = []
         ps: list[float] = []
@@ -255,7 +299,7 @@ def _replayed(
                            t_max=len(rounds), delta=delta)  # fmt: skip
             if d.decision != "continue":
                 i = returned(d, ps)
-                yield rounds_features(answers, ps, i), rounds[i][4]
+                yield pair_id, rounds_features(answers, ps, i), rounds[i][4]
                 break
 
 
@@ -264,8 +308,10 @@ def fit_across_rounds(
 ) -> None:
     """Fit the Critic's second part on the calibration half of the held-out pairs (the
     rounds the first part never trained on, as the Platt map is), replayed through SCIM's
-    policy; measure it on the other half against the returned round's own confidence."""
+    policy and weighted to the asked mix (`asked_mix_weights`); measure it on the other half
+    against the returned round's own confidence."""
     cal, meas = _heldout_halves(rows)
+    hidden = {str(r["pair_id"]) for r in rows if r.get("source_hidden")}
     Pair = list[tuple[int, str, str, float, bool]]
     halves: dict[str, dict[str, Pair]] = {"cal": {}, "meas": {}}
     for name, idx in (("cal", cal), ("meas", meas)):
@@ -276,14 +322,17 @@ def fit_across_rounds(
                  float(p[i]), float(r["correct"]) > 0)
             )  # fmt: skip
     fit = list(_replayed(halves["cal"], settings))
-    y = np.array([right for _, right in fit], dtype=np.float64)
+    y = np.array([right for _, _, right in fit], dtype=np.float64)
     if len(fit) < 20 or len(set(y.tolist())) < 2:
         return
-    critic.rounds = fit_logistic(np.array([f for f, _ in fit]), y, list(ROUNDS_FEATURES))
+    weights = asked_mix_weights(np.array([pid in hidden for pid, _, _ in fit], dtype=bool))
+    critic.rounds = fit_logistic(
+        np.array([f for _, f, _ in fit]), y, list(ROUNDS_FEATURES), sample_weight=weights
+    )
     test = list(_replayed(halves["meas"], settings))
     if test:
-        X = np.array([f for f, _ in test])
-        yt = np.array([right for _, right in test], dtype=np.float64)
+        X = np.array([f for _, f, _ in test])
+        yt = np.array([right for _, _, right in test], dtype=np.float64)
         own = sigmoid(X[:, 0])  # the returned round's own confidence
         critic.meta["across_rounds"] = {
             "pairs": {"calibration": len(fit), "heldout": len(test)},

@@ -17,7 +17,7 @@ import pytest
 from scim_edge import trained_critic as tc
 from scim_edge.cli import main
 from scim_edge.confidence import Confidence
-from scim_edge.critic_features import FEATURES
+from scim_edge.critic_features import FEATURES, vector
 from scim_edge.engine import Engine
 from scim_edge.errors import ModelError
 from scim_edge.evaluation.calibration import ece
@@ -70,10 +70,25 @@ def test_a_row_of_weight_zero_does_not_move_the_fit():
     )
 
 
+def test_a_row_of_weight_zero_does_not_move_the_platt_map():
+    s = RNG.normal(size=500)
+    y = (RNG.random(500) < sigmoid(2 * s)).astype(float)
+    plain = fit_platt(s, y)
+    weighted = fit_platt(np.concatenate([s, s[:100]]), np.concatenate([y, 1 - y[:100]]),
+                         np.concatenate([np.ones(500), np.zeros(100)]))  # fmt: skip
+    assert weighted == pytest.approx(plain, rel=0.02)
+
+
 @pytest.mark.parametrize("w", [[-1.0, 1.0], [np.nan, 1.0], [0.0, 0.0], [1.0]])
 def test_bad_sample_weights_are_refused(w):
     with pytest.raises(ValueError, match="sample_weight"):
         fit_logistic(np.array([[0.0], [1.0]]), np.array([0.0, 1.0]), ["x"], sample_weight=w)
+
+
+@pytest.mark.parametrize("w", [[-1.0, 1.0], [1.0]])
+def test_bad_platt_weights_are_refused(w):
+    with pytest.raises(ValueError, match="sample_weight"):
+        fit_platt(np.array([0.0, 1.0]), np.array([0.0, 1.0]), np.array(w))
 
 
 def test_the_shipped_critic_loads_and_names_its_generator():
@@ -258,7 +273,7 @@ def test_the_critic_fit_replays_repeats_as_the_loop_does():
     pair = [(1, "George Orwell", "a novella by George Orwell", 0.2, True),
             (2, "George Orwell", "a novella by George Orwell", 0.9, True),
             (3, "George Orwell", "George Orwell wrote it", 0.8, True)]  # fmt: skip
-    ((features, _),) = tc._replayed({"p": pair}, Settings(theta=0.7, delta=0.05))
+    ((_, features, _),) = tc._replayed({"p": pair}, Settings(theta=0.7, delta=0.05))
     assert features[0] == pytest.approx(math.log(0.8 / 0.2))
 
 
@@ -413,6 +428,27 @@ def test_overlap_that_only_tells_the_kinds_apart_does_not_become_the_cue():
     assert abs(w["r:sent_idf_overlap"]) < 0.25 * abs(w["r:span_prob"])
 
 
+def test_asked_mix_weights_give_hidden_sources_the_asked_share():
+    hidden = np.array([True, False] * 50 + [True] * 20)
+    w = tc.asked_mix_weights(hidden)
+    assert w[hidden].sum() / w.sum() == pytest.approx(tc.ASKED_HIDDEN_SHARE)
+
+
+def test_the_confidence_is_calibrated_at_the_asked_mix_not_practices():
+    """Practice hides half its sources; people mostly ask what the index holds. Measured at
+    the asked mix, the mean confidence is the rate of right answers."""
+    rows = _kinds(np.random.default_rng(4))
+    calibration = [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"}
+                   for r in _kinds(np.random.default_rng(5))]  # fmt: skip
+    critic = tc.train_from_rows(rows + calibration, generator="x", settings=Settings())
+    held = _kinds(np.random.default_rng(6))
+    p = critic.probabilities(np.array([vector(r["features"]) for r in held]))
+    y = np.array([r["correct"] for r in held], dtype=float)
+    w = tc.asked_mix_weights(np.array([r["source_hidden"] for r in held]))
+    assert float(np.average(p, weights=w)) == pytest.approx(float(np.average(y, weights=w)),
+                                                            abs=0.03)  # fmt: skip
+
+
 def _heldout_copy(rows: list[dict]) -> list[dict]:
     return [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"} for r in rows[:400]]
 
@@ -451,6 +487,32 @@ def test_rounds_that_disagree_lower_the_returned_answers_confidence():
 def test_the_across_rounds_part_is_measured_on_pairs_it_was_not_fitted_on():
     figures = _trained_with_rounds().meta["across_rounds"]
     assert figures["heldout"]["auroc"] > figures["heldout_own_confidence"]["auroc"]
+
+
+def _runs_of_both_kinds(n: int, rng: np.random.Generator, split: str) -> list[dict]:
+    """`_runs` pairs, and as many whose source practice hid: as sure of themselves, right
+    about one time in ten."""
+    hidden = [{**r, "pair_id": "x" + r["pair_id"], "source_hidden": True,
+               "correct": r["correct"] and r["pair_id"].endswith("0")}
+              for r in _runs(n, rng)]  # fmt: skip
+    return [{**r, "split": split, "pair_id": split + r["pair_id"]}
+            for r in _runs(n, rng) + hidden]  # fmt: skip
+
+
+def test_the_across_rounds_part_is_calibrated_at_the_asked_mix():
+    rng = np.random.default_rng(7)
+    rows = _runs_of_both_kinds(500, rng, "train") + _runs_of_both_kinds(1500, rng, "heldout")
+    critic = tc.train_from_rows(rows, generator="x", settings=Settings())
+    runs: dict[str, list] = {}
+    for r in _runs_of_both_kinds(1000, rng, "new"):
+        p = critic.probability(r["features"])
+        runs.setdefault(r["pair_id"], []).append((r["round"], r["answer"], "", p, r["correct"]))
+    replayed = list(tc._replayed(runs, Settings()))
+    p = sigmoid(critic.rounds.score(np.array([f for _, f, _ in replayed])))
+    y = np.array([right for _, _, right in replayed], dtype=float)
+    w = tc.asked_mix_weights(np.array(["x" in pid for pid, _, _ in replayed]))
+    assert float(np.average(p, weights=w)) == pytest.approx(float(np.average(y, weights=w)),
+                                                            abs=0.03)  # fmt: skip
 
 
 def test_the_across_rounds_part_survives_a_round_trip_through_its_file():
