@@ -37,7 +37,7 @@ def install(critic: TrainedCritic, name: str, *, source: str, force: bool = Fals
             extra={
                 "generator": critic.generator,
                 "trained_for": critic.meta.get("trained_for", {}),
-                "heldout": critic.meta.get("heldout", {}),
+                "heldout": critic.heldout,
                 "rounds": critic.meta.get("rounds", {}),
             },
         )
@@ -65,7 +65,7 @@ def _entry(name: str, where: str, path: Path) -> CriticEntry:
         c = load_file(path)
     except ModelError as e:
         return CriticEntry(name, where, path, problem=e.one_line())
-    return CriticEntry(name, where, path, c.generator, c.meta.get("heldout", {}))
+    return CriticEntry(name, where, path, c.generator, c.heldout)
 
 
 def entries() -> list[CriticEntry]:

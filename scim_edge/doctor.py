@@ -678,7 +678,7 @@ def _critic_check(
         return Check(section, name, "warning", f"{e}; {outdated}", fix)
     except UserError as e:
         return Check(section, name, "error", e.one_line(), fix)
-    auroc = critic.meta.get("heldout", {}).get("auroc")
+    auroc = critic.heldout.get("auroc")
     held = f", held-out AUROC {auroc:.3f}" if isinstance(auroc, int | float) else ""
     return Check(section, name, "ok", f"Critic for the {critic.generator} generator{held}")
 

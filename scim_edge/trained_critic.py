@@ -56,6 +56,7 @@ HIGH, MEDIUM = 0.7, 0.4
 # Critic sees enough rounds without the answer; people mostly ask what the index holds (the
 # top passages hold the answer to about five in six of their questions).
 ASKED_HIDDEN_SHARE = 0.2
+ASKED_MIX_NOTE = "one question in five without its answer in the index, as people ask"
 
 
 class OutdatedCritic(ModelError):
@@ -83,6 +84,12 @@ class TrainedCritic:
     @property
     def generator(self) -> str:
         return str(self.meta.get("generator", ""))
+
+    @property
+    def heldout(self) -> dict[str, Any]:
+        """The held-out figures to show: at the asked mix, the one the confidence is
+        calibrated for, where the file has them (older files: at practice's mix)."""
+        return dict(self.meta.get("heldout_asked_mix") or self.meta.get("heldout") or {})
 
     def probability(self, features: Mapping[str, float]) -> float:
         raw = float(self.model.score(np.array([vector(features)]))[0])
@@ -243,19 +250,25 @@ def train_from_rows(
         "weighting": "source-balanced",
         "calibrated_hidden_share": ASKED_HIDDEN_SHARE,
         "heldout": metrics(p[meas], y[meas]) if meas else {},
-        "heldout_visible": _visible_metrics(rows, meas, p, y),
+        "heldout_asked_mix": _asked_mix_metrics(rows, meas, p, y),
         "train": metrics(p[train], y[train]),
     }
     fit_across_rounds(critic, rows, p, settings)
     return critic
 
 
-def _visible_metrics(
+def _asked_mix_metrics(
     rows: Sequence[Mapping[str, Any]], idx: Sequence[int], p: np.ndarray, y: np.ndarray
 ) -> dict[str, float]:
-    """Metrics on the rounds whose source the loop could see: questions the index answers."""
+    """Metrics on the rounds `idx` at the asked mix, the one the confidence is calibrated
+    for: every visible round, and as many hidden ones (a fixed choice by pair id) as make
+    them `ASKED_HIDDEN_SHARE` of the whole."""
     seen = [i for i in idx if not rows[i].get("source_hidden")]
-    return metrics(p[seen], y[seen]) if seen else {}
+    hidden = sorted((i for i in idx if rows[i].get("source_hidden")),
+                    key=lambda i: zlib.crc32(str(rows[i]["pair_id"]).encode()))  # fmt: skip
+    k = round(len(seen) * ASKED_HIDDEN_SHARE / (1.0 - ASKED_HIDDEN_SHARE))
+    chosen = seen + hidden[:k]
+    return metrics(p[chosen], y[chosen]) if chosen else {}
 
 
 def repeat_confidence(

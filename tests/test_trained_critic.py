@@ -449,6 +449,17 @@ def test_the_confidence_is_calibrated_at_the_asked_mix_not_practices():
                                                             abs=0.03)  # fmt: skip
 
 
+def test_held_out_figures_are_shown_at_the_asked_mix():
+    rows = _kinds(np.random.default_rng(4))
+    measured = [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"}
+                for r in _kinds(np.random.default_rng(5))]  # fmt: skip
+    critic = tc.train_from_rows(rows + measured, generator="x", settings=Settings())
+    _, meas = tc._heldout_halves(rows + measured)
+    visible = sum(not (rows + measured)[i]["source_hidden"] for i in meas)
+    shown = critic.heldout["n"]
+    assert (shown - visible) / shown == pytest.approx(tc.ASKED_HIDDEN_SHARE, abs=0.005)
+
+
 def _heldout_copy(rows: list[dict]) -> list[dict]:
     return [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"} for r in rows[:400]]
 

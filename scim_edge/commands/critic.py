@@ -89,7 +89,7 @@ def _same_features(index_dir: Path, manifest: dict) -> None:
 def run_train(args: argparse.Namespace) -> int:
     from scim_edge.critic_store import install
     from scim_edge.settings import load_settings
-    from scim_edge.trained_critic import train_from_rows
+    from scim_edge.trained_critic import ASKED_MIX_NOTE, train_from_rows
 
     index_dir, rows, manifest = _traces(args.index)
     name = args.name or f"critic-{index_dir.name}"
@@ -110,14 +110,15 @@ def run_train(args: argparse.Namespace) -> int:
         rows, generator=str(manifest.get("generator", "")), settings=settings.replace(loop=loop)
     )
     path = install(critic, name, source=f"practice:{index_dir.name}", force=args.force)
-    h = critic.meta.get("heldout", {})
+    h = critic.heldout
     if args.json:
         print_json({"name": name, "path": str(path), **critic.meta})
         return 0
     print(f"installed Critic '{name}' at {path}")
     print(f"  generator  {critic.generator}")
     print(f"  held out   {h.get('n', 0)} rounds: AUROC {h.get('auroc', 0):.3f}, "
-          f"accuracy {h.get('accuracy', 0):.1%}, ECE {h.get('ece', 0):.3f}")  # fmt: skip
+          f"accuracy {h.get('accuracy', 0):.1%}, ECE {h.get('ece', 0):.3f} "
+          f"({ASKED_MIX_NOTE})")  # fmt: skip
     print(f"  use it     scim-edge ask QUESTION --critic-model {name}")
     return 0
 

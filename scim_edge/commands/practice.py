@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from scim_edge.engine import Engine
     from scim_edge.practice.runner import PracticeOptions, run_practice
     from scim_edge.settings import load_settings
+    from scim_edge.trained_critic import ASKED_MIX_NOTE
 
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
     engine = Engine.open(settings)
@@ -60,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
     if critic:
         print(
             f"  critic         held-out AUROC {critic.get('auroc', 0):.3f}, "
-            f"ECE {critic.get('ece', 0):.3f}, accuracy {critic.get('accuracy', 0):.1%}"
+            f"ECE {critic.get('ece', 0):.3f}, accuracy {critic.get('accuracy', 0):.1%} "
+            f"({ASKED_MIX_NOTE})"
         )
     print(f"  time           {result.timings.get('total_s', 0):.0f} s")
     return 0

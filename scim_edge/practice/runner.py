@@ -555,7 +555,7 @@ def run_practice(
             rows, generator=engine.generator.name, settings=_loop_settings(settings, opts)
         )
         files["critic.json"] = json.dumps(critic.to_dict(), indent=1) + "\n"
-        critic_figures = critic.meta.get("heldout", {})
+        critic_figures = critic.heldout
         timings["critic_fit_s"] = round(time.perf_counter() - t4, 2)
 
     manifest = {
