@@ -56,7 +56,7 @@ HIGH, MEDIUM = 0.7, 0.4
 # Critic sees enough rounds without the answer; people mostly ask what the index holds (the
 # top passages hold the answer to about five in six of their questions).
 ASKED_HIDDEN_SHARE = 0.2
-ASKED_MIX_NOTE = "one question in five without its answer in the index, as people ask"
+ASKED_MIX_NOTE = "mixed as people ask: 1 question in 5 not answered in the index"
 
 
 class OutdatedCritic(ModelError):
