@@ -662,6 +662,12 @@ def _load_critic(d: Path, name: str) -> Check:
     return _critic_check(d / CRITIC_FILE, "models", f"{name} loads", fix)
 
 
+STALE_CALIBRATION = (
+    "calibrated by an older version at practice's mix of questions (half without their "
+    "answer), so its confidences run low"
+)
+
+
 def _critic_check(
     path: Path, section: str, name: str, fix: str, outdated: str | None = None
 ) -> Check:
@@ -680,7 +686,10 @@ def _critic_check(
         return Check(section, name, "error", e.one_line(), fix)
     auroc = critic.heldout.get("auroc")
     held = f", held-out AUROC {auroc:.3f}" if isinstance(auroc, int | float) else ""
-    return Check(section, name, "ok", f"Critic for the {critic.generator} generator{held}")
+    what = f"Critic for the {critic.generator} generator{held}"
+    if not critic.calibrated_for_asked_mix:
+        return Check(section, name, "warning", f"{what}, {STALE_CALIBRATION}", fix)
+    return Check(section, name, "ok", what)
 
 
 def check_onnxruntime() -> list[Check]:

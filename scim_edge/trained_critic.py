@@ -91,6 +91,12 @@ class TrainedCritic:
         calibrated for, where the file has them (older files: at practice's mix)."""
         return dict(self.meta.get("heldout_asked_mix") or self.meta.get("heldout") or {})
 
+    @property
+    def calibrated_for_asked_mix(self) -> bool:
+        """Fitted by a version that calibrates at the asked mix (`asked_mix_weights`);
+        older files were calibrated at practice's, which reads low on people's questions."""
+        return self.meta.get("calibrated_hidden_share") is not None
+
     def probability(self, features: Mapping[str, float]) -> float:
         raw = float(self.model.score(np.array([vector(features)]))[0])
         a, b = self.platt

@@ -610,6 +610,27 @@ def test_doctor_names_an_index_critic_from_another_version(sample_index, capsys)
     assert "scim-edge practice --index wiki" in check["hint"]
 
 
+def test_doctor_warns_of_a_critic_calibrated_at_practices_mix(sample_index, capsys):
+    import os
+
+    data = json.loads(tc.default_path().read_text())
+    del data["meta"]["calibrated_hidden_share"]  # as an older version wrote it
+    _practised_index(sample_index, Path(os.environ["SCIM_EDGE_HOME"]) / "indexes", data, "wiki")
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "index wiki practice Critic"]
+    assert check["status"] == "warning"
+
+
+def test_doctor_passes_a_critic_calibrated_at_the_asked_mix(sample_index, capsys):
+    import os
+
+    data = json.loads(tc.default_path().read_text())
+    _practised_index(sample_index, Path(os.environ["SCIM_EDGE_HOME"]) / "indexes", data, "wiki")
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "index wiki practice Critic"]
+    assert check["status"] == "ok"
+
+
 def test_doctor_loads_an_installed_critic_as_a_critic(sample_index, tmp_path, capsys):
     """A Critic installed by `critic train` is read as `--critic-model` reads it, not
     opened as a Flan-T5 model."""
