@@ -7,7 +7,8 @@ import pytest
 
 from scim_edge.evaluation.harness import judged_rounds
 from scim_edge.evaluation.qa_io import QAItem
-from scim_edge.evaluation.trust import calibration, critic_rates, q_f1_correlation
+from scim_edge.evaluation.report import tier_lines
+from scim_edge.evaluation.trust import calibration, critic_rates, q_f1_correlation, tiers
 from scim_edge.types import Answer, IterationRecord
 
 
@@ -32,6 +33,19 @@ def test_confidence_that_separates_and_q_that_inverts() -> None:
     ]
     cal = calibration(records)
     assert (cal["confidence"]["em"]["auroc"], cal["quality"]["em"]["auroc"]) == (1.0, 0.0)
+
+
+def test_each_tier_counts_its_answers_and_how_many_were_right() -> None:
+    records = [_rec(1.0, 0.5, 0.9), _rec(0.0, 0.5, 0.75), _rec(1.0, 0.5, 0.5),
+               _rec(0.0, 0.5, 0.1), {**_rec(0.0, 0.0, 0.9), "abstained": True}]  # fmt: skip
+    t = tiers(records)
+    assert [(t[k]["n"], t[k]["right"]) for k in ("high", "medium", "low")] == [
+        (2, 0.5), (1, 1.0), (1, 0.0)]  # fmt: skip
+
+
+def test_the_report_shows_the_tiers_users_see() -> None:
+    lines = tier_lines({"scim": {"tiers": tiers([_rec(1.0, 0.5, 0.9), _rec(0.0, 0.5, 0.2)])}})
+    assert any("| 1 | 100.0% | 0 | – | 1 | 0.0% |" in line for line in lines)
 
 
 def test_records_without_confidence_are_left_out_of_its_figures() -> None:

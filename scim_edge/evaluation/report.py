@@ -416,6 +416,30 @@ def trust_lines(trust: dict[str, Any]) -> list[str]:
     )
 
 
+def tier_lines(trust: dict[str, Any]) -> list[str]:
+    """The tiers users see, and how often an answer in each was right."""
+    rows = []
+    for key, t in trust.items():
+        ts = t.get("tiers") or {}
+        if not sum(ts.get(k, {}).get("n", 0) for k in ("high", "medium", "low")):
+            continue
+        cells = [label(key)]
+        for k in ("high", "medium", "low"):
+            c = ts.get(k, {})
+            cells += [str(c.get("n", 0)), _pct(c.get("right"))]
+        rows.append(cells)
+    if not rows:
+        return []
+    intro = (
+        "The confidence tier each answer is shown with (High ≥ 70%, Medium ≥ 40%, Low "
+        "below), over the answers given, and the share of each tier that was right (exact "
+        "match; an answer to an unanswerable question is wrong). A tier means what it says "
+        "when High answers are right at least 70% of the time and Low ones less than 40%."
+    )
+    header = ["System", "High", "right", "Medium", "right", "Low", "right"]
+    return _section("Confidence tiers as users see them", intro, _table(header, rows))
+
+
 def critic_lines(trust: dict[str, Any]) -> list[str]:
     """SIM-RAG §4.5: how often the Critic's accepts are right and its rejects are wrong."""
     rows = []
@@ -519,7 +543,7 @@ def build_report(results: dict[str, Any], plots: list[str], plot_note: str | Non
     lines += stopping_lines(systems) + iteration_cost_lines(results.get("iteration_costs", {}))
     if systems:
         lines += stop_reason_lines(systems) + abstention_lines(systems) + by_type_lines(systems)
-    lines += trust_lines(trust) + critic_lines(trust)
+    lines += trust_lines(trust) + tier_lines(trust) + critic_lines(trust)
     lines += statistics_lines(results.get("statistics", []), meta)
     if sens:
         lines += ["## Sensitivity", "", *sensitivity_lines(sens, meta)]

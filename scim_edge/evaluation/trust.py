@@ -14,6 +14,8 @@ Computed from per_question.jsonl records alone (like every harness figure), per 
 - `critic`: for a critic loop, per judged round (SIM-RAG §4.5), the accept-correct rate
   (of the answers the Critic accepted, the share that were right) and the reject-incorrect
   rate (of the answers it rejected, the share that were wrong), overall and by round.
+- `tiers`: the confidence tiers users see (High, Medium, Low): how many answers each got
+  and the share of them that were right, the test of whether "High" can be believed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from scim_edge.evaluation.calibration import auroc, ece, pearson, reliability_bins, spearman
+from scim_edge.trained_critic import confidence_tier
 
 F1_CORRECT = 0.5  # the F1 variant of correctness
 
@@ -91,9 +94,22 @@ def critic_rates(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     }
 
 
+def tiers(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per confidence tier, over the answers given that carry a confidence (as
+    `calibration` counts them): how many, and the share right by exact match."""
+    ok = [r for r in records if r.get("status") != "error" and not r.get("abstained")]
+    out: dict[str, Any] = {}
+    for tier in ("high", "medium", "low"):
+        rows = [r for r in ok if r.get("confidence") is not None
+                and confidence_tier(float(r["confidence"])) == tier]  # fmt: skip
+        out[tier] = {"n": len(rows), "right": _mean([float(r["em"]) for r in rows])}
+    return out
+
+
 def trust_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {
         "calibration": calibration(records),
         "q_f1": q_f1_correlation(records),
         "critic": critic_rates(records),
+        "tiers": tiers(records),
     }
