@@ -77,8 +77,25 @@ def test_every_pair_names_its_split(sample_index):
 
 def test_practice_set_files(practised):
     names = sorted(p.name for p in store.practice_dir(practised).iterdir())
-    assert names == sorted(["README.md", "manifest.json", "pairs.jsonl", "traces.jsonl",
-                            "reader.json", "critic.json"])  # fmt: skip
+    used = json.loads((store.practice_dir(practised) / "manifest.json").read_text())["critic"]
+    expected = ["README.md", "manifest.json", "pairs.jsonl", "traces.jsonl", "reader.json"]
+    expected += ["critic.json"] if used["used"] == "own" else []
+    assert names == sorted(expected)
+
+
+@pytest.mark.parametrize("shipped_better", [True, False])
+def test_the_critic_is_written_only_when_the_shipped_one_is_not_better(
+    index_copy, monkeypatch, shipped_better
+):
+    from scim_edge import trained_critic as tc
+
+    figures = {"brier": 0.1, "auroc": 0.9, "ece": 0.05, "accuracy": 0.8}
+    monkeypatch.setattr(tc, "shipped_instead",
+                        lambda critic, rows: figures if shipped_better else None)  # fmt: skip
+    engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
+    run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1))
+    written = (store.practice_dir(index_copy) / "critic.json").is_file()
+    assert written is not shipped_better
 
 
 def test_practice_leaves_no_partial_folder(practised):
@@ -226,7 +243,7 @@ def test_practice_on_two_workers_writes_what_one_process_writes(sample_index, tm
         shutil.copytree(sample_index, dst)
         engine = Engine.open(Settings(index=str(dst), model="extractive"))
         run_practice(engine, dst, PracticeOptions(questions=60, seed=1, workers=workers))
-        files = ("traces.jsonl", "reader.json", "critic.json")
+        files = ("traces.jsonl", "reader.json")
         written.append([(store.practice_dir(dst) / name).read_text() for name in files])
     assert written[0] == written[1]
 

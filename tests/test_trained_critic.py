@@ -460,6 +460,30 @@ def test_held_out_figures_are_shown_at_the_asked_mix():
     assert (shown - visible) / shown == pytest.approx(tc.ASKED_HIDDEN_SHARE, abs=0.005)
 
 
+def _few_and_many() -> tuple[list[dict], tc.TrainedCritic]:
+    """Practice rounds with a few train rows and many held-out ones, and a Critic fitted on
+    3,000 rounds of the same kind."""
+    many = _kinds(np.random.default_rng(8))
+    held = [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"}
+            for r in _kinds(np.random.default_rng(9))]  # fmt: skip
+    strong = tc.train_from_rows(many + held, generator="x", settings=Settings())
+    few = [r for r in _kinds(np.random.default_rng(10))[:40]]
+    return few + held, strong
+
+
+def test_a_critic_fitted_on_few_rounds_gives_way_to_a_better_one():
+    rows, strong = _few_and_many()
+    weak = tc.train_from_rows(rows, generator="x", settings=Settings())
+    assert tc.shipped_instead(weak, rows, strong) is not None
+
+
+def test_a_critic_keeps_its_place_against_a_worse_one():
+    rows, strong = _few_and_many()
+    weak = tc.train_from_rows(rows, generator="x", settings=Settings())
+    strong.model.weights = -strong.model.weights  # ranks right answers below wrong ones
+    assert tc.shipped_instead(weak, rows, strong) is None
+
+
 def _heldout_copy(rows: list[dict]) -> list[dict]:
     return [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"} for r in rows[:400]]
 

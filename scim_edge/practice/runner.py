@@ -548,14 +548,19 @@ def run_practice(
     }
     critic_figures: dict[str, Any] = {}
     if opts.train_critic:
-        from scim_edge.trained_critic import train_from_rows
+        from scim_edge.trained_critic import shipped_instead, train_from_rows
 
         t4 = time.perf_counter()
         critic = train_from_rows(
             rows, generator=engine.generator.name, settings=_loop_settings(settings, opts)
         )
-        files["critic.json"] = json.dumps(critic.to_dict(), indent=1) + "\n"
-        critic_figures = critic.heldout
+        shipped = shipped_instead(critic, rows)
+        if shipped is None:
+            files["critic.json"] = json.dumps(critic.to_dict(), indent=1) + "\n"
+            critic_figures = {**critic.heldout, "used": "own"}
+        else:  # no critic.json: the index's loops use the shipped Critic
+            critic_figures = {**shipped, "used": "shipped",
+                              "own_brier": critic.heldout.get("brier")}  # fmt: skip
         timings["critic_fit_s"] = round(time.perf_counter() - t4, 2)
 
     manifest = {

@@ -8,7 +8,8 @@ The set sits beside the index it was made from (and travels with it in a bundle)
       pairs.jsonl      one question–answer pair per line (`questions.PracticePair`)
       traces.jsonl     one line per loop round: the answer, its labels and its features
       reader.json      the reader weights fitted on the train split
-      critic.json      the Critic fitted on the traces (when trained)
+      critic.json      the Critic fitted on the traces (when trained, and when it judged
+                       the held-out rounds better than the shipped one)
 
 Work in progress goes to `<index>/.practice-partial/`, one file per finished chunk, each
 written atomically; a rerun with the same arguments picks up the finished chunks. The
@@ -54,7 +55,9 @@ sentences ("Which was founded first, A or B?"; kind `choice`, ids starting with 
   agreement, support overlap, the round, the new passages it brought, agreement with
   earlier rounds, retrieval scores).
 - `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`).
-- `critic.json`: the trained Critic, when `practice` trained one.
+- `critic.json`: the trained Critic, when `practice` trained one and it judged the held-out
+  rounds better (Brier score) than the shipped Critic; otherwise the index uses the shipped
+  one, and `manifest.json`'s `critic.used` says so.
 """
 
 
