@@ -47,7 +47,7 @@ import tantivy
 from index_builder import checkpoint as CK
 from index_builder import rss_trim
 from index_builder import schema as S
-from index_builder.dump_reader import DumpReader, Page, make_pool
+from index_builder.dump_reader import DumpReader, Page, make_pool, stop_pool
 from index_builder.passages import split_sections
 from scim_edge import __version__
 from scim_edge.atomic import (
@@ -492,8 +492,7 @@ class _Build:
             raise
         finally:
             if pool is not None:
-                pool.terminate()
-                pool.join()
+                stop_pool(pool)
             self.store.close()  # kept until the swap: a resume may redo the alias pass
         self._report("done")
         return self._manifest(aliases)

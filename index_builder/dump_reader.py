@@ -28,6 +28,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import xml.etree.ElementTree as ET
 import zlib
 from collections.abc import Callable, Iterator
@@ -70,6 +71,30 @@ def make_pool(workers: int) -> Any:
     """A process pool for parsing/cleaning. Fork where available: no re-import cost."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     return multiprocessing.get_context(method).Pool(workers, initializer=_worker_init)
+
+
+STOP_POOL_SECONDS = 10.0
+
+
+def stop_pool(pool: Any, timeout: float = STOP_POOL_SECONDS) -> bool:
+    """Terminate and join a pool, but never wait on it for more than `timeout` seconds;
+    True when it stopped in time.
+
+    `Pool.terminate()` can hang for ever: it kills the workers, and one killed while it
+    held the result queue's write lock (it was sending a batch of parsed pages) leaves
+    that lock taken, so the pool's task thread waits on it in `terminate` without end. A
+    build interrupted with Ctrl+C then hung instead of keeping its checkpoint and
+    exiting. The workers are dead by then; only the pool's own daemon threads are left,
+    so past the timeout they are abandoned."""
+
+    def stop() -> None:
+        pool.terminate()
+        pool.join()
+
+    stopper = threading.Thread(target=stop, name="stop-pool", daemon=True)
+    stopper.start()
+    stopper.join(timeout)
+    return not stopper.is_alive()
 
 
 class _Counting(io.RawIOBase):
@@ -406,8 +431,7 @@ class DumpReader:
                 for pages in self.map_groups(None, pool):
                     yield from pages
             finally:
-                pool.terminate()
-                pool.join()
+                stop_pool(pool)
         else:
             yield from self._iter_single()
 

@@ -264,3 +264,26 @@ def test_utf16_bz2_is_read_sequentially_even_with_a_pool(pool):
     assert not reader._blocks_ok()
     pages = [p for batch in reader.map(None, pool) for p in batch]
     assert [p.ns for p in pages] == [0, 4, 4]
+
+
+def test_stopping_a_pool_whose_result_lock_a_killed_worker_held_does_not_hang():
+    """A worker killed while sending its result leaves the result queue's lock taken, and
+    `Pool.terminate()` then waits on it for ever; `stop_pool` gives up after its timeout."""
+    import time
+
+    from index_builder.dump_reader import make_pool, stop_pool
+
+    pool = make_pool(1)
+    lock = pool._outqueue._wlock  # as a worker killed mid-send leaves it
+    lock.acquire()
+    t0 = time.perf_counter()
+    stopped = stop_pool(pool, timeout=1.0)
+    waited = time.perf_counter() - t0
+    lock.release()  # let the pool's own threads finish
+    assert (stopped, waited < 5.0) == (False, True)
+
+
+def test_a_pool_with_nothing_in_the_way_stops_in_time():
+    from index_builder.dump_reader import make_pool, stop_pool
+
+    assert stop_pool(make_pool(1), timeout=10.0)
