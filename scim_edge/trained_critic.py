@@ -311,7 +311,7 @@ def shipped_instead(
             return None
     if shipped.generator != critic.generator:
         return None
-    own, theirs = heldout_figures(critic, rows), heldout_figures(shipped, rows)
+    own, theirs = critic.heldout, heldout_figures(shipped, rows)
     if not own or not theirs or theirs["brier"] >= own["brier"]:
         return None
     return theirs

@@ -16,6 +16,7 @@ from typing import Any
 
 from scim_edge.atomic import write_text
 from scim_edge.evaluation.oracle import ORACLE_SYSTEMS
+from scim_edge.trained_critic import HIGH, MEDIUM
 
 LABELS = {
     "standard": "Standard RAG",
@@ -430,11 +431,13 @@ def tier_lines(trust: dict[str, Any]) -> list[str]:
         rows.append(cells)
     if not rows:
         return []
+    high, medium = f"{HIGH:.0%}", f"{MEDIUM:.0%}"
     intro = (
-        "The confidence tier each answer is shown with (High ≥ 70%, Medium ≥ 40%, Low "
-        "below), over the answers given, and the share of each tier that was right (exact "
-        "match; an answer to an unanswerable question is wrong). A tier means what it says "
-        "when High answers are right at least 70% of the time and Low ones less than 40%."
+        f"The confidence tier each answer is shown with (High ≥ {high}, Medium ≥ {medium}, "
+        "Low below), over the answers given, and the share of each tier that was right "
+        "(exact match; an answer to an unanswerable question is wrong). A tier means what "
+        f"it says when High answers are right at least {high} of the time and Low ones less "
+        f"than {medium}."
     )
     header = ["System", "High", "right", "Medium", "right", "Low", "right"]
     return _section("Confidence tiers as users see them", intro, _table(header, rows))

@@ -64,21 +64,15 @@ class Reading:
             "span_score": round(self.score, 6),
             "type_fits": float(c.span.kind in TYPE_FITS.get(question_kind, ())),
             "n_candidates": float(self.n_candidates),
-            "sent_idf_overlap": round(vec["sent_idf_overlap"], 6),
-            "window_overlap": round(vec["window_overlap"], 6),
-            "prox_recip": round(vec["prox_recip"], 6),
-            "agree_passages": round(vec["agree_passages"], 6),
-            "rank_recip": round(vec["rank_recip"], 6),
-            "title_overlap": round(vec["title_overlap"], 6),
+            **{k: round(vec[k], 6) for k in _SUMMARY},
             # the rest of the pick's features, where not zero (the Critic reads absent as 0)
             **{k: round(v, 6) for k, v in vec.items() if v and k not in _SUMMARY},
         }
 
 
-# the pick's features `Reading.features` names on their own
-_SUMMARY = frozenset(
-    "sent_idf_overlap window_overlap prox_recip agree_passages rank_recip title_overlap".split()
-)
+# the pick's features `Reading.features` always gives, zero or not
+_SUMMARY = ("sent_idf_overlap", "window_overlap", "prox_recip", "agree_passages",
+            "rank_recip", "title_overlap")  # fmt: skip
 
 
 def _check(model: LinearModel, where: Path | str) -> LinearModel:
