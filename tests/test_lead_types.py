@@ -189,6 +189,14 @@ def test_a_question_with_a_verb_after_what_has_no_head():
     assert rf.question_head("What does the Spanish name El Dorado mean?") == ""
 
 
+def test_a_measure_word_after_which_asks_for_a_thing():
+    assert rf.question_kind("Which age followed the Stone Age?")[0] == "what"
+
+
+def test_a_measure_word_after_what_asks_for_a_quantity():
+    assert rf.question_kind("At what age did Schubert die?")[0] == "number"
+
+
 def test_the_head_of_a_span_of_the_form_x_of_y_is_before_of():
     from scim_edge.generation.spans import span_head
 

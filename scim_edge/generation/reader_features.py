@@ -139,11 +139,25 @@ def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
     q = " ".join(question.lower().split())
     if q.startswith(_OPEN_HEADS):
         return "open", ()
+    if _picks_with_which(question):  # "Which age came after…": a thing, not a quantity
+        return "what", ()
     head = question_head(question)
     content = tu.content_words(question)
     if head in _NUMBER_HINTS or (content and content[-1] in _NUMBER_HINTS - {"many", "much"}):
         return "number", ()
     return "what", ()
+
+
+def _picks_with_which(question: str) -> bool:
+    """The question's wh-word is "which": it asks to pick one of a kind of things ("which
+    age", "which area of the brain", "which country has the largest population"), so a
+    measure word in it does not make it a question about a quantity, as it does after
+    "what" ("at what age", "what is the population of…")."""
+    for w in tu.words(question):
+        low = w.lower()
+        if low in ("what", "which"):
+            return low == "which"
+    return False
 
 
 @lru_cache(maxsize=4096)
