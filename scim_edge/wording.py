@@ -16,6 +16,14 @@ def source_label(title: str, section: str = "") -> str:
     return f"{title} › {section}" if section else title
 
 
+def one_line(text: str, limit: int = 0) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis (0: uncut)."""
+    text = " ".join(text.split())
+    if limit and len(text) > limit:
+        return text[: limit - 1] + "…"
+    return text
+
+
 def fmt_ms(ms: float | None) -> str:
     """Milliseconds for humans: `0.6 ms`, `430 ms`, `1.0 s`, `12.3 s`."""
     if ms is None:

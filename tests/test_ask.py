@@ -107,6 +107,16 @@ def test_ask_human_output(capsys, sample_index):
     assert "coord" in out
 
 
+def test_details_show_each_rounds_answer_and_confidence(capsys, sample_index):
+    rc, out, err = ask(capsys, "Who was the mother of the Greek hero Achilles?", "--index",
+                       str(sample_index), "--model", "extractive", "--loop", "fixed-3",
+                       "--details")  # fmt: skip
+    assert rc == 0, err
+    rounds = [ln for ln in out.splitlines() if ln.startswith("     answer: ")]
+    assert len(rounds) == 3
+    assert all(" · confidence " in ln for ln in rounds)
+
+
 def test_no_model_note_said_once(capsys, sample_index):
     rc, out, err = ask(capsys, "What is the capital of Aruba?", "--index", str(sample_index))
     assert rc == 0

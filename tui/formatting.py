@@ -16,6 +16,7 @@ from scim_edge.wording import (  # noqa: F401 - one wording for the CLI and the 
     confidence_words,
     fmt_ms,
     generator_words,
+    one_line,
     stop_reason_words,
     tier_of,
 )
@@ -87,10 +88,3 @@ def highlight(text: str, words: Iterable[str], style: str = "bold reverse $accen
         return content
     pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.IGNORECASE)
     return content.highlight_regex(pattern, style=style)
-
-
-def one_line(text: str, limit: int = 0) -> str:
-    text = " ".join(text.split())
-    if limit and len(text) > limit:
-        return text[: limit - 1] + "…"
-    return text

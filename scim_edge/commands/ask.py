@@ -17,9 +17,12 @@ from scim_edge.wording import (
     confidence_words,
     fmt_ms,
     generator_words,
+    one_line,
     source_label,
     stop_reason_words,
 )
+
+ANSWER_CHARS = 160  # a round's answer in the details table, cut to one line
 
 SHORT = {
     "completeness": "compl",
@@ -238,4 +241,7 @@ def iteration_table(a: Answer) -> list[str]:
         new = ", ".join(it.new_doc_ids) or "none"
         out.append(f"     new: {new}")
         out.append(f"     all ({len(it.doc_ids)}): {', '.join(it.doc_ids) or 'none'}")
+        if it.answer:  # what this round answered, and how likely that was right
+            sure = "" if it.confidence is None else f" · confidence {it.confidence:.0%}"
+            out.append(f"     answer: {one_line(it.answer, ANSWER_CHARS)}{sure}")
     return out
