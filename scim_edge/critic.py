@@ -847,6 +847,21 @@ def _load_installed_seq2seq(settings: Settings) -> tuple[Any | None, str]:
     return Seq2SeqModel.load(path, threads=settings.threads), path.name
 
 
+_SCORE_REASON = re.compile(r"^confidence \d+% [<≥] \d+%$")
+
+
+def score_reason(probability: float, threshold: float) -> str:
+    """The trained Critic's reason for its verdict: its confidence against the threshold."""
+    sign = "≥" if probability >= threshold else "<"
+    return f"confidence {probability:.0%} {sign} {threshold:.0%}"
+
+
+def is_score_reason(reason: str) -> bool:
+    """The reason is only a confidence against a threshold (`score_reason`): it names
+    nothing to search for."""
+    return bool(_SCORE_REASON.match(reason.strip()))
+
+
 class LearnedCritic:
     """SIM-RAG's trained Critic as the simrag loop's judge (§3.3): accept when the
     calibrated confidence that the answer is right reaches `threshold`. A rejection names
@@ -868,14 +883,14 @@ class LearnedCritic:
         self, question: str, answer: str, passages: Sequence[Passage], probability: float
     ) -> Verdict:
         if probability >= self.threshold:
-            return Verdict(True, [], reason=f"confidence {probability:.0%} ≥ {self.threshold:.0%}")
+            return Verdict(True, [], reason=score_reason(probability, self.threshold))
         found = self.heuristic.judge(question, answer, passages)
         issues = [i for i in found.issues if not i.lower().startswith("unsupported")]
         return Verdict(
             False,
             issues[:3],
             form_only=False,
-            reason=f"confidence {probability:.0%} < {self.threshold:.0%}",
+            reason=score_reason(probability, self.threshold),
         )
 
     def judge(self, question: str, answer: str, passages: Sequence[Passage]) -> Verdict:

@@ -388,6 +388,19 @@ def test_5_a_form_only_reason_never_reaches_the_retriever():
     assert followup_queries("Q?", other)[0] == ["Q? the answer is not supported"]
 
 
+def test_5_the_trained_critics_score_never_reaches_the_retriever():
+    # "confidence 12% < 50%" names nothing to search for: the follow-up is the question
+    from scim_edge.critic import score_reason
+
+    scored = Verdict(accept=False, reason=score_reason(0.12, 0.5))
+    assert followup_queries(QUESTION, scored) == ([QUESTION], "generic")
+
+
+def test_5_a_reason_that_mentions_confidence_still_goes_with_the_question():
+    other = Verdict(accept=False, reason="no evidence of the author's confidence")
+    assert followup_queries("Q?", other)[0] == ["Q? no evidence of the author's confidence"]
+
+
 def test_5_form_only_rejections_of_a_revision_retrieve_with_the_plain_question(bm25):
     spy = SpyRetriever(bm25)
     gen = ScriptedGenerator("Peleus")

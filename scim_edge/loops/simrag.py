@@ -13,7 +13,8 @@ follows the contract of its issue exactly:
    must be positive integers: ValueError in the API, exit 2 on the CLI.
 5. Follow-up queries are at most three concrete missing-evidence issues, each cut to 160
    characters; with none usable, the question plus the critic's reason, cut the same way
-   (just the question when the reason is about the answer's form only). A round's record
+   (just the question when the reason is about the answer's form only, or is only the
+   trained Critic's confidence against its threshold). A round's record
    keeps the queries it searched with; the follow-ups apply from the next round.
 6. Every round's `Retrieved` event and record list the accumulated and the new ids.
 7. A form-only rejection is answered by one regeneration in the same iteration (same
@@ -45,6 +46,7 @@ from scim_edge.critic import (
     has_evidence_signal,
     is_abstention,
     is_form_only,
+    is_score_reason,
     make_critic,
 )
 from scim_edge.errors import ConfigError
@@ -136,9 +138,10 @@ def followup_queries(question: str, verdict: Verdict) -> tuple[list[str], str]:
     if concrete:
         return concrete, "issues"
     reason = verdict.reason if verdict.reason != "unparseable critique" else ""
-    if reason and is_form_only(Verdict(accept=False, reason=reason)):
-        # Feedback about the answer's form ("give a shorter answer") names nothing to
-        # search for; sent to BM25 it would only match passages about brevity.
+    if reason and (is_form_only(Verdict(accept=False, reason=reason)) or is_score_reason(reason)):
+        # Feedback about the answer's form ("give a shorter answer") or the trained
+        # Critic's score ("confidence 12% < 50%") names nothing to search for; sent to
+        # BM25 it would only match passages about brevity, or about confidence.
         reason = ""
     return [bound(f"{question} {reason}", FEEDBACK_CHARS)], "generic"
 
