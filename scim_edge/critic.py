@@ -148,6 +148,9 @@ def has_evidence_signal(text: str) -> bool:
     )
 
 
+UNPARSEABLE = "unparseable critique"  # the reason of a critique no verdict was read from
+
+
 def is_form_only(verdict: Verdict) -> bool:
     """A rejection that only asks for a shorter, more direct or better formatted answer.
 
@@ -699,10 +702,10 @@ def parse_critique(raw: str) -> Verdict:
             continue
         decisions.append((m.start(), True, m.end()))
     if not decisions:
-        return Verdict(accept=False, reason="unparseable critique", raw=text)
+        return Verdict(accept=False, reason=UNPARSEABLE, raw=text)
     start, accept, end = min(decisions)
     if start > 80:  # a verdict word buried deep in prose is not a verdict
-        return Verdict(accept=False, reason="unparseable critique", raw=text)
+        return Verdict(accept=False, reason=UNPARSEABLE, raw=text)
     rest = body[end:].strip(" .,:;-\n\t")
     issues: list[str] = []
     if not accept:
@@ -860,6 +863,18 @@ def is_score_reason(reason: str) -> bool:
     """The reason is only a confidence against a threshold (`score_reason`): it names
     nothing to search for."""
     return bool(_SCORE_REASON.match(reason.strip()))
+
+
+def searchable_reason(reason: str) -> str:
+    """A rejection's reason as a follow-up search may use it: "" when it names nothing to
+    search for (an unparseable critique, feedback about the answer's form only such as
+    "give a shorter answer", or the trained Critic's score "confidence 12% < 50%"); sent
+    to BM25 those would only match passages about brevity, or about confidence."""
+    if reason == UNPARSEABLE or is_score_reason(reason):
+        return ""
+    if reason and is_form_only(Verdict(accept=False, reason=reason)):
+        return ""
+    return reason
 
 
 class LearnedCritic:

@@ -59,13 +59,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"  first round    held-out EM {h['em']:.1%}, answer in passages "
               f"{h['answer_in_passages']:.1%}")  # fmt: skip
     if critic:
-        which = "the shipped one, " if critic.get("used") == "shipped" else ""
+        shipped = critic.get("used") == "shipped"
+        which = "the shipped one, " if shipped else ""
         print(
             f"  critic         {which}held-out AUROC {critic.get('auroc', 0):.3f}, "
             f"ECE {critic.get('ece', 0):.3f}, accuracy {critic.get('accuracy', 0):.1%} "
             f"({ASKED_MIX_NOTE})"
         )
-        if critic.get("used") == "shipped":
+        if shipped:
             own = critic.get("own_brier") or 0.0
             print(f"                 it judged this index's held-out rounds better than the "
                   f"Critic fitted here (Brier {critic.get('brier', 0):.3f} against "

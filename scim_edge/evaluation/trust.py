@@ -42,9 +42,14 @@ def _mean(xs: Sequence[float]) -> float | None:
     return float(sum(xs) / len(xs)) if xs else None
 
 
+def _given(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answers given: neither abstentions nor errors."""
+    return [r for r in records if r.get("status") != "error" and not r.get("abstained")]
+
+
 def calibration(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """AUROC / ECE / reliability bins of confidence and Q against EM and F1 >= 0.5."""
-    ok = [r for r in records if r.get("status") != "error" and not r.get("abstained")]
+    ok = _given(records)
     out: dict[str, Any] = {"n": len(ok)}
     for field in ("confidence", "quality"):
         rows = [r for r in ok if r.get(field) is not None]
@@ -97,13 +102,11 @@ def critic_rates(records: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 def tiers(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Per confidence tier, over the answers given that carry a confidence (as
     `calibration` counts them): how many, and the share right by exact match."""
-    ok = [r for r in records if r.get("status") != "error" and not r.get("abstained")]
-    out: dict[str, Any] = {}
-    for tier in ("high", "medium", "low"):
-        rows = [r for r in ok if r.get("confidence") is not None
-                and confidence_tier(float(r["confidence"])) == tier]  # fmt: skip
-        out[tier] = {"n": len(rows), "right": _mean([float(r["em"]) for r in rows])}
-    return out
+    right: dict[str, list[float]] = {"high": [], "medium": [], "low": []}
+    for r in _given(records):
+        if r.get("confidence") is not None:
+            right[confidence_tier(float(r["confidence"]))].append(float(r["em"]))
+    return {tier: {"n": len(ems), "right": _mean(ems)} for tier, ems in right.items()}
 
 
 def trust_figures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -46,8 +46,8 @@ from scim_edge.critic import (
     has_evidence_signal,
     is_abstention,
     is_form_only,
-    is_score_reason,
     make_critic,
+    searchable_reason,
 )
 from scim_edge.errors import ConfigError
 from scim_edge.loops.base import Run, as_read, make_bindings, ms_since
@@ -137,12 +137,7 @@ def followup_queries(question: str, verdict: Verdict) -> tuple[list[str], str]:
             break
     if concrete:
         return concrete, "issues"
-    reason = verdict.reason if verdict.reason != "unparseable critique" else ""
-    if reason and (is_form_only(Verdict(accept=False, reason=reason)) or is_score_reason(reason)):
-        # Feedback about the answer's form ("give a shorter answer") or the trained
-        # Critic's score ("confidence 12% < 50%") names nothing to search for; sent to
-        # BM25 it would only match passages about brevity, or about confidence.
-        reason = ""
+    reason = searchable_reason(verdict.reason)
     return [bound(f"{question} {reason}", FEEDBACK_CHARS)], "generic"
 
 
