@@ -4,6 +4,11 @@ A passage never crosses a section boundary, so its section name is true of all i
 Cuts prefer a sentence end near the target length (within a quarter of it either side), so a
 passage rarely starts mid-sentence; a short tail is folded into the previous passage rather
 than left as a fragment that BM25 would over-score.
+
+Lines (paragraphs and list items) become one line of text. A list item has no full stop, so
+joining items with plain spaces ran them together ("which are: Noord Oranjestad (33,000 in
+2006) … Paradera San Nicolaas"), and a reader then took "Noord Oranjestad" as one name. A
+line that does not end a sentence or clause is closed with ";" first.
 """
 
 from __future__ import annotations
@@ -34,6 +39,23 @@ def _cut_offsets(target: int) -> list[int]:
     return out
 
 
+_CLAUSE_END = frozenset(".!?:;,")
+_CLOSERS = "\"'”’)]»"
+
+
+def join_lines(text: str) -> str:
+    """Text with its lines joined, each line that lacks closing punctuation ended with ";"
+    so list items stay apart; a line ending in ".", ")." or '."' is left as it is."""
+    if "\n" not in text:
+        return text
+    lines = [line.strip() for line in text.split("\n")]
+    lines = [line for line in lines if line]
+    for i in range(len(lines) - 1):
+        if lines[i].rstrip(_CLOSERS)[-1:] not in _CLAUSE_END:
+            lines[i] += ";"
+    return " ".join(lines)
+
+
 def split_words(words: list[str], target: int) -> list[list[str]]:
     """Split a word list into chunks of about `target` words, cutting at sentence ends."""
     n = len(words)
@@ -62,10 +84,11 @@ def split_sections(sections: Iterable[tuple[str, str]], words: int = 100) -> lis
     limit = words + words // 2
     out: list[tuple[str, str]] = []
     for section, text in sections:
+        text = join_lines(text)
         # Fast path: a section short enough to be one passage needs no word list. Counting
-        # separators over-estimates words when whitespace repeats, which only sends a
-        # section down the exact path below.
-        if text.count(" ") + text.count("\n") < limit:
+        # spaces over-estimates words when whitespace repeats, which only sends a section
+        # down the exact path below.
+        if text.count(" ") < limit:
             flat = " ".join(text.split())
             if flat:
                 out.append((section, flat))

@@ -39,6 +39,20 @@ def test_passages_never_cross_sections_and_cut_at_sentences():
     assert recs[1].section == "History" and recs[1].title == "Fox" and recs[1].page_id == 42
 
 
+def test_list_items_stay_apart_in_a_passage():
+    """Items with no full stop are closed with ";" so "Noord" and "Oranjestad" are two
+    names, not one; lines that end a sentence or clause are joined as they are."""
+    text = "The districts are:\nNoord\nOranjestad (33,000 in 2006)\nSavaneta\nIt is small."
+    (_, passage), = split_sections([("Towns", text)], 100)  # fmt: skip
+    want = "The districts are: Noord; Oranjestad (33,000 in 2006); Savaneta; It is small."
+    assert passage == want
+
+
+def test_a_line_ending_a_sentence_gets_no_extra_mark():
+    (_, passage), = split_sections([("", 'He said "Go."\nThen (he left).\nEnd')], 100)  # fmt: skip
+    assert passage == 'He said "Go." Then (he left). End'
+
+
 def test_passage_length_is_configurable():
     words = [f"w{i}" for i in range(1000)]  # no sentence ends: plain cuts
     chunks = split_words(words, 50)
