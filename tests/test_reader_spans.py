@@ -75,6 +75,25 @@ def test_a_title_is_not_part_of_a_persons_name():
     assert answer == "Simon Dentith"
 
 
+def test_a_role_title_before_a_full_name_is_left_out_of_the_span():
+    spans = _spans("The crew were Commander Frank Borman and Command Module Pilot James Lovell.")
+    assert "James Lovell" in spans
+
+
+def test_the_title_left_out_is_not_kept_with_the_name():
+    spans = _spans("The crew were Commander Frank Borman and Command Module Pilot James Lovell.")
+    assert "Commander Frank Borman" not in spans
+
+
+def test_a_title_word_inside_an_organisations_name_stays():
+    assert "General Motors Company" in _spans("He worked for General Motors Company in Detroit.")
+
+
+def test_a_title_word_inside_a_documents_name_stays():
+    spans = _spans("It passed United Nations General Assembly Resolution 181 in 1947.")
+    assert "United Nations General Assembly Resolution" in spans
+
+
 def test_an_option_keeps_its_whole_name():
     assert _option_name("Animal Farm") == "Animal Farm"
 

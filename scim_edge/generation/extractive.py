@@ -37,7 +37,7 @@ from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
-from scim_edge.generation.spans import NOT_PERSON_WORDS, NUMBER_RE, Span
+from scim_edge.generation.spans import COURTESY_TITLES, NOT_PERSON_WORDS, NUMBER_RE, Span
 from scim_edge.generation.support import best_support, support_of
 from scim_edge.quality import _TEMPORAL_RE, well_formed
 from scim_edge.types import Generation, Passage
@@ -393,13 +393,13 @@ def _format_span(span: Span, question: str, kind: str) -> str:
             text = f"{text} {span.unit}"
     if span.kind in ("date", "year"):
         text = _narrow(text, question)
-    if kind == "person":
-        text = _HONORIFIC.sub("", text) or text
+    words = text.split()
+    if kind == "person" and len(words) > 1 and words[1][:1].isupper():
+        # Spans drop titles before a full name; a courtesy title before one word
+        # ("Dr. Watson") goes when the question asks for a person.
+        if words[0].lower().rstrip(".") in COURTESY_TITLES:
+            text = " ".join(words[1:])
     return text
-
-
-# A courtesy or academic title is not part of a name: "Professor Simon Dentith" → "Simon Dentith".
-_HONORIFIC = re.compile(r"^(?:Professor|Prof\.?|Doctor|Dr\.?|Mr\.?|Mrs\.?|Ms\.?)\s+(?=[A-Z])")
 
 
 class ExtractiveGenerator:

@@ -56,6 +56,24 @@ NOT_PERSON_WORDS = frozenset(
     foundation club team latin greek english french german spanish italian
     """.split()
 )
+# Courtesy titles, and role and rank titles, written before a person's name ("Sir Francis
+# Drake", "Sculptor George Stanley", "Command Module Pilot James Lovell"). They are not part
+# of the name people give as an answer, nor of the person's article title. Titles that are
+# ("Queen Victoria", "Pope Francis", "Saint Peter") are not listed.
+COURTESY_TITLES = frozenset("professor prof doctor dr mr mrs ms sir dame".split())
+ROLE_TITLES = COURTESY_TITLES | frozenset(
+    """
+    president vice prime minister chancellor premier governor senator congressman
+    congresswoman representative mayor secretary ambassador general admiral colonel major
+    captain lieutenant sergeant corporal commander commodore marshal pilot astronaut
+    cosmonaut sculptor painter architect composer conductor actor actress singer author
+    writer poet novelist playwright director producer chairman chairwoman founder judge
+    justice chief coach explorer inventor physicist chemist mathematician philosopher
+    """.split()
+)
+# Words that end a run as an institution or a document, not a name ("General Assembly
+# Resolution"), besides those that mark a name as not a person's.
+_NOT_A_NAME = NOT_PERSON_WORDS | frozenset("assembly resolution act convention staff".split())
 MAX_NP_WORDS = 4
 MAX_ENTITY_WORDS = 6
 
@@ -164,15 +182,17 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
     tags = tu.sentence_tags(sentence)
     runs: list[tuple[str, int]] = []
     run: list[str] = []
-    run_start = 0
+    starts: list[int] = []
     cursor = 0
 
     def flush() -> None:
         while run and run[-1].lower() in _CONNECT:
             run.pop()
         if run:
-            runs.append((" ".join(run), run_start))
+            title = _title_words(run)
+            runs.append((" ".join(run[title:]), starts[title]))
         run.clear()
+        starts.clear()
 
     for i, (tok, tag) in enumerate(tags):
         at = sentence.find(tok, cursor)
@@ -181,15 +201,32 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
         cap = tok[:1].isupper() and any(ch.isalpha() for ch in tok)
         proper = tag in ("NNP", "NNPS")
         if cap and (proper or (i > 0 and tag in ("JJ", "NN", "NNS", "CD"))):
-            if not run:
-                run_start = max(at, 0)
             run.append(tok)
+            starts.append(max(at, 0))
         elif run and tok.lower() in _CONNECT and i + 1 < len(tags) and tags[i + 1][0][:1].isupper():
             run.append(tok)
+            starts.append(max(at, 0))
         else:
             flush()
     flush()
     return runs
+
+
+def _title_words(words: list[str]) -> int:
+    """How many leading words of a capitalised run are a role title before a name: up to
+    the last title word that still leaves two or more name words ("Command Module Pilot |
+    James Lovell"), none when what would remain is not a person's name ("General | Motors
+    Company", "Director | of Music")."""
+    last = -1
+    for i, word in enumerate(words[:-2]):
+        if word.lower().rstrip(".") in ROLE_TITLES:
+            last = i
+    if last < 0:
+        return 0
+    rest = [w.lower() for w in words[last + 1 :]]
+    if rest[0] in _CONNECT or set(rest) & _NOT_A_NAME:
+        return 0
+    return last + 1
 
 
 def _noun_phrases(sentence: str, out: list[Span], taken: list[tuple[int, int]]) -> None:
