@@ -188,6 +188,7 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
     def flush() -> None:
         while run and run[-1].lower() in _CONNECT:
             run.pop()
+            starts.pop()
         if run:
             title = _title_words(run)
             runs.append((" ".join(run[title:]), starts[title]))
