@@ -48,8 +48,7 @@ def join_lines(text: str) -> str:
     so list items stay apart; a line ending in ".", ")." or '."' is left as it is."""
     if "\n" not in text:
         return text
-    lines = [line.strip() for line in text.split("\n")]
-    lines = [line for line in lines if line]
+    lines = [line for line in (raw.strip() for raw in text.split("\n")) if line]
     for i in range(len(lines) - 1):
         if lines[i].rstrip(_CLOSERS)[-1:] not in _CLAUSE_END:
             lines[i] += ";"

@@ -393,12 +393,13 @@ def _format_span(span: Span, question: str, kind: str) -> str:
             text = f"{text} {span.unit}"
     if span.kind in ("date", "year"):
         text = _narrow(text, question)
-    words = text.split()
-    if kind == "person" and len(words) > 1 and words[1][:1].isupper():
+    if kind == "person":
         # Spans drop titles before a full name; a courtesy title before one word
         # ("Dr. Watson") goes when the question asks for a person.
-        if words[0].lower().rstrip(".") in COURTESY_TITLES:
-            text = " ".join(words[1:])
+        words = text.split()
+        if len(words) > 1 and words[1][:1].isupper():
+            if words[0].lower().rstrip(".") in COURTESY_TITLES:
+                text = " ".join(words[1:])
     return text
 
 
