@@ -207,6 +207,32 @@ def test_damaged_reader_weights_name_the_fix(practised, tmp_path, capsys):
     assert "scim-edge practice --index idx" in err
 
 
+def _outdated_reader_index(practised: Path, tmp_path: Path) -> Path:
+    """A practised index whose reader weights name a feature this version does not have."""
+    index = tmp_path / "idx"
+    shutil.copytree(practised, index)
+    path = store.practice_dir(index) / "reader.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["features"] = [*data["features"][:-1], "a_feature_of_another_version"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return index
+
+
+def test_reader_weights_of_another_version_still_answer(practised, tmp_path, capsys):
+    index = _outdated_reader_index(practised, tmp_path)
+    rc = main(["ask", "Who wrote Animal Farm?", "--index", str(index), "--model", "extractive",
+               "--json"])  # fmt: skip
+    assert rc == 0
+
+
+def test_reader_weights_of_another_version_are_named_with_the_fix(practised, tmp_path, capsys):
+    index = _outdated_reader_index(practised, tmp_path)
+    main(["ask", "Who wrote Animal Farm?", "--index", str(index), "--model", "extractive",
+          "--json"])  # fmt: skip
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    assert any("another version" in w and "scim-edge practice" in w for w in warnings)
+
+
 def test_the_reader_never_answers_with_a_span_of_the_question(sample_index):
     engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop="standard"))
     for q in ("Who wrote Animal Farm?", "Who was Abraham Lincoln?", "What is Anarchism?",

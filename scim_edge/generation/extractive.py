@@ -430,6 +430,12 @@ class ExtractiveGenerator:
             self._reader = Reader.for_index(self.index_dir)
         return self._reader
 
+    @property
+    def warning(self) -> str | None:
+        """What every answer should say about the reader (weights standing in for an
+        index's outdated ones)."""
+        return self.reader.warning
+
     # -- scoring --------------------------------------------------------------------
     def candidates(self, question: str, passages: Sequence[Passage]) -> list[_Candidate]:
         atype = answer_type(question)

@@ -75,9 +75,19 @@ _SUMMARY = ("sent_idf_overlap", "window_overlap", "prox_recip", "agree_passages"
             "rank_recip", "title_overlap")  # fmt: skip
 
 
+class OutdatedReader(ModelError):
+    """Reader weights fitted by another version of scim-edge: their features are not this
+    version's. Not damage: `scim-edge practice` refits them, and until then an index's own
+    weights give way to the shipped ones (`Reader.for_index`), with a warning."""
+
+
+class _OtherFeatures(ValueError):
+    pass
+
+
 def _check(model: LinearModel, where: Path | str) -> LinearModel:
     if list(model.features) != list(rf.FEATURES):
-        raise ValueError("its features do not match this version of the reader")
+        raise _OtherFeatures("its features do not match this version of the reader")
     return model
 
 
@@ -87,6 +97,11 @@ def _load(path_text: str, mtime: float) -> LinearModel:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return _check(LinearModel.from_dict(data), path)
+    except _OtherFeatures as e:
+        raise OutdatedReader(
+            f"reader weights {path} were fitted by another version of scim-edge ({e})",
+            hint=_fix_hint(path),
+        ) from None
     except (OSError, ValueError, TypeError, AttributeError) as e:
         raise ModelError(
             f"reader weights {path} are damaged ({' '.join(str(e).split())[:120]})",
@@ -126,17 +141,31 @@ class Reader:
     """Scores candidate spans with a linear model; `read()` returns the ranked pick."""
 
     def __init__(
-        self, model: LinearModel, source: str = "", types: LeadTypes | None = None
+        self,
+        model: LinearModel,
+        source: str = "",
+        types: LeadTypes | None = None,
+        warning: str | None = None,
     ) -> None:
         self.model = model
         self.source = source
         self.types = types  # what names are, from their articles in the index
+        self.warning = warning  # said with every answer: the weights stand in for others
 
     @classmethod
     def for_index(cls, index_dir: Path | None) -> Reader:
+        """The index's own weights; the shipped ones, with a warning, while the index's
+        were fitted by another version (an upgrade must not stop every question)."""
         path = weights_path(index_dir)
         types = LeadTypes.for_index(index_dir) if index_dir is not None else None
-        return cls(load_weights(path), str(path), types)
+        shipped = default_weights_path()
+        try:
+            return cls(load_weights(path), str(path), types)
+        except OutdatedReader as e:
+            if path == shipped:
+                raise
+            note = f"{e}: using the shipped reader until `scim-edge practice` refits it"
+            return cls(load_weights(shipped), str(shipped), types, note)
 
     def read(
         self,

@@ -103,6 +103,12 @@ class Run:
     clock: IterationClock | None = None
     paused_total: float = 0.0
 
+    def __post_init__(self) -> None:
+        # a generator standing in for another (outdated reader weights) says so every time
+        warning = getattr(getattr(self.engine, "generator", None), "warning", None)
+        if isinstance(warning, str) and warning:
+            self.warnings.append(warning)
+
     # -- passages -----------------------------------------------------------------
     @property
     def seen_ids(self) -> set[str]:
