@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from scim_edge import paths, porter, treebank
+from scim_edge.verb_forms import base_form
 
 
 def _import_nltk() -> None:
@@ -486,8 +487,9 @@ def content_set(text: str) -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Porter stem of a lower-cased word (no data needed): "assassinated" → "assassin"."""
-    return porter.stem(word, to_lowercase=False)
+    """Porter stem of a lower-cased word (no data needed): "assassinated" → "assassin";
+    an irregular past form is stemmed as its base ("written" → "write")."""
+    return porter.stem(base_form(word), to_lowercase=False)
 
 
 @lru_cache(maxsize=16384)

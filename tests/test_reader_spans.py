@@ -1,11 +1,13 @@
-"""How the reader cuts and states its answers: a number's unit is a noun, a possessive is
+"""How the reader cuts and states its answers: a number's unit is the nouns after it, a
+past form stems as its verb, a possessive is
 not part of a name, a span the question already says is never a candidate, a surname said
 alone counts for the full name, and a title is not part of a person's name."""
 
 from __future__ import annotations
 
+from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
-from scim_edge.generation.extractive import ExtractiveGenerator, _option_name
+from scim_edge.generation.extractive import ExtractiveGenerator, _option_name, common_name
 from scim_edge.generation.reader import Reader
 from scim_edge.generation.spans import sentence_spans
 from scim_edge.types import Passage
@@ -23,6 +25,57 @@ def test_a_verb_after_a_number_is_not_its_unit():
 def test_a_noun_after_a_number_is_its_unit():
     spans = _spans("Jupiter has 79 moons and a faint ring system.")
     assert spans["79"] == "moons"
+
+
+def test_a_number_counts_the_last_noun_that_follows_it():
+    spans = _spans("As of 2026, 53,680 spider species in 139 families have been recorded.")
+    assert spans["53,680"] == "spider species"
+
+
+def test_a_count_of_another_thing_does_not_match_the_question_unit():
+    """ "How many legs does a spider have?": 53,680 counts species, not spiders."""
+    ps = [Passage("s-0", "Spider", "", "As of 2026, 53,680 spider species in 139 families "
+                  "have been recorded. Spiders have eight legs.")]  # fmt: skip
+    feats = {c.text: c.features for c in rf.candidates("How many legs does a spider have?", ps)}
+    assert feats["53,680"][rf.FEATURES.index("unit_in_question")] == 0.0
+
+
+def test_an_irregular_past_form_stems_as_its_verb():
+    """ "Who wrote Hamlet?" shares its verb with "a tragedy written by …"."""
+    assert tu.stem("wrote") == tu.stem("written") == tu.stem("writes")
+
+
+def test_a_past_form_that_is_mostly_another_word_keeps_its_stem():
+    assert tu.stem("born") != tu.stem("bear")
+
+
+def _before_noun(question: str, text: str) -> dict[str, float]:
+    ps = [Passage("n-0", "The Starry Night", "", text)]
+    col = rf.FEATURES.index("before_noun")
+    return {c.text: float(c.features[col]) for c in rf.candidates(question, ps)}
+
+
+_STARRY = "The Starry Night is a painting by the Dutch Post-Impressionist painter Vincent van Gogh."
+
+
+def test_a_name_before_a_common_noun_is_marked_as_modifying_it():
+    assert _before_noun("Who painted The Starry Night?", _STARRY)["Dutch Post-Impressionist"] == 1
+
+
+def test_a_name_that_ends_its_phrase_is_not_marked():
+    assert _before_noun("Who painted The Starry Night?", _STARRY)["Vincent van Gogh"] == 0
+
+
+def test_a_full_name_in_its_own_article_is_said_by_the_title():
+    assert common_name("Neil Alden Armstrong", "Neil Armstrong") == "Neil Armstrong"
+
+
+def test_a_name_that_is_not_the_title_with_words_left_out_is_kept():
+    assert common_name("William Henry Gates III", "Bill Gates") == "William Henry Gates III"
+
+
+def test_a_title_disambiguation_is_not_part_of_the_common_name():
+    assert common_name("John Paul Smith", "John Smith (footballer)") == "John Smith"
 
 
 def test_a_possessive_is_not_part_of_a_name():

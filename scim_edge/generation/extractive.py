@@ -32,12 +32,19 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from index_builder.wikitext import strip_paren_tail
 from scim_edge import bridge, comparison
 from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
 from scim_edge.generation.reader import Reader
-from scim_edge.generation.spans import COURTESY_TITLES, NOT_PERSON_WORDS, NUMBER_RE, Span
+from scim_edge.generation.spans import (
+    COURTESY_TITLES,
+    NOT_PERSON_WORDS,
+    NUMBER_RE,
+    Span,
+    unit_head,
+)
 from scim_edge.generation.support import best_support, support_of
 from scim_edge.quality import _TEMPORAL_RE, well_formed
 from scim_edge.types import Generation, Passage
@@ -383,13 +390,16 @@ def _window(text: str, span: str | None, q_content: set[str]) -> str:
     return " ".join(words[start : start + MAX_CLAUSE_WORDS])
 
 
-def _format_span(span: Span, question: str, kind: str) -> str:
+def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:
     """The short answer as a person would state it: a count keeps its unit unless the
-    question already names it ("how long" → "36 years", "how many moons" → "79")."""
-    text = span.text
+    question already names it ("how long" → "36 years", "how many moons" → "79"); a full
+    name in the lead of the article it names is said as the article's title ("Neil Alden
+    Armstrong" → "Neil Armstrong")."""
+    text = common_name(span.text, title) if span.kind == "entity" else span.text
     if span.kind == "number" and span.unit and kind == "number":
         q_stems = tu.stem_set(question)
-        if tu.stem(span.unit) not in q_stems and not re.match(r"\s*how many\b", question, re.I):
+        asks_count = re.match(r"\s*how many\b", question, re.I)
+        if tu.stem(unit_head(span.unit)) not in q_stems and not asks_count:
             text = f"{text} {span.unit}"
     if span.kind in ("date", "year"):
         text = _narrow(text, question)
@@ -401,6 +411,19 @@ def _format_span(span: Span, question: str, kind: str) -> str:
             if words[0].lower().rstrip(".") in COURTESY_TITLES:
                 text = " ".join(words[1:])
     return text
+
+
+def common_name(name: str, title: str) -> str:
+    """`title` (its disambiguation aside dropped) when it is `name` with middle words left
+    out: Wikipedia opens an article with the full name and titles it by the common one."""
+    short = strip_paren_tail(title).split()
+    words = name.split()
+    if len(short) < 2 or len(words) <= len(short) or words[0] != short[0]:
+        return name
+    if words[-1] != short[-1]:
+        return name
+    rest = iter(words)
+    return " ".join(short) if all(w in rest for w in short) else name
 
 
 class ExtractiveGenerator:
@@ -583,7 +606,7 @@ class ExtractiveGenerator:
                 support = [support_of(c.sentence, c.passage)]
                 if longer:
                     return _tidy(c.sentence), support, feats
-                return _format_span(c.span, question, info.kind), support, feats
+                return _format_span(c.span, question, info.kind, c.passage.title), support, feats
         text = self._clause_answer(question, passages, guidance)
         support = best_support(text, passages)
         return text, support, {}

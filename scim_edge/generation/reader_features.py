@@ -31,13 +31,16 @@ from functools import lru_cache
 import numpy as np
 
 from scim_edge import textutil as tu
+from scim_edge.generation.coreference import resolve_opening_pronoun
 from scim_edge.generation.spans import (
     KINDS,
     NOT_PERSON_WORDS,
     Span,
+    common_nouns,
     is_demonym,
     sentence_spans,
     span_head,
+    unit_head,
 )
 from scim_edge.lead_types import LeadType, LeadTypes
 from scim_edge.ranking import quick_stems
@@ -80,6 +83,7 @@ _LOCAL = (
     "before_det",
     "after_punct",
     "after_paren",
+    "before_noun",
     "unit_in_question",
     "demonym",
     "not_person_word",
@@ -366,10 +370,12 @@ class _Pool:
 _Raw = tuple[Span, str, Passage, int, frozenset[str]]
 
 
-def _sentences(q: QuestionInfo, passages: Sequence[Passage]):
+def _sentences(passages: Sequence[Passage], types: LeadTypes | None):
+    """The top passages and their sentences, an opening pronoun read as the article's
+    subject (`coreference`)."""
     top = list(passages[:MAX_PASSAGES])
     sents = [
-        (rank, p, s)
+        (rank, p, resolve_opening_pronoun(s, p.title, types))
         for rank, p in enumerate(top)
         for s in tu.sentences(p.text)
         if 3 <= len(s.split()) <= MAX_SENTENCE_WORDS
@@ -381,7 +387,7 @@ def _collect(
     q: QuestionInfo, passages: Sequence[Passage], types: LeadTypes | None = None
 ) -> tuple[list[_Raw], _Pool] | None:
     """The candidate spans of the passages (typed filtering applied) and their pool."""
-    top, sents = _sentences(q, passages)
+    top, sents = _sentences(passages, types)
     if not sents:
         return None
     df: Counter[str] = Counter()
@@ -494,7 +500,9 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
         "before_det": float(sp.before in ("the", "a", "an")),
         "after_punct": float(sp.after in (",", ".", ";", ":")),
         "after_paren": float(sp.after == "("),
-        "unit_in_question": float(bool(sp.unit) and tu.stem(sp.unit) in q.stems),
+        # a name before a common noun modifies it: "Dutch Post-Impressionist painter"
+        "before_noun": float(sp.kind == "entity" and sp.after in common_nouns(sentence)),
+        "unit_in_question": float(bool(sp.unit) and tu.stem(unit_head(sp.unit)) in q.stems),
         "demonym": float(sp.kind == "entity" and is_demonym(sp.text) and not lead_person),
         "not_person_word": float(bool(set(sp_words) & NOT_PERSON_WORDS)),
         "in_quotes": float(before.count('"') % 2 == 1 or before.count("“") > before.count("”")),

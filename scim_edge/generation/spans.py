@@ -38,6 +38,7 @@ _NUMBER_WORD_RE = re.compile(
     re.IGNORECASE,
 )
 _UNIT_AFTER = re.compile(r"\s([A-Za-z][a-z-]+)")
+MAX_UNIT_WORDS = 3
 _MONTHS = frozenset(
     "january february march april may june july august september october november december".split()
 )
@@ -85,7 +86,7 @@ class Span:
     start: int  # character offset in the sentence
     before: str  # the lower-cased word right before the span ("" at the start)
     after: str  # the lower-cased word right after the span ("" at the end)
-    unit: str = ""  # for numbers: the unit word that follows ("moons")
+    unit: str = ""  # for numbers: the nouns that follow ("moons", "spider species")
 
     @property
     def end(self) -> int:
@@ -112,8 +113,29 @@ def _word_after(sentence: str, end: int) -> str:
     return parts[0].lower().strip("\"'“”‘’.,;:") if parts else ""
 
 
-def _nouns(sentence: str) -> frozenset[str]:
-    """Lower-cased words the tagger reads as common nouns: a number's unit must be one."""
+def _unit(sentence: str, end: int, nouns: frozenset[str]) -> str:
+    """The common nouns that follow a number, lower-cased ("79 moons", "53,680 spider
+    species"): the last one is what it counts, so "How many legs…" is not matched by a
+    count of spider species; "" when no noun follows ("at 37 followed")."""
+    words: list[str] = []
+    while len(words) < MAX_UNIT_WORDS:
+        m = _UNIT_AFTER.match(sentence, end)
+        word = m.group(1).lower() if m else ""
+        if not word or word in tu.STOPWORDS or word in _MONTHS or word not in nouns:
+            break
+        words.append(word)
+        end = m.end()
+    return " ".join(words)
+
+
+def unit_head(unit: str) -> str:
+    """The word a unit counts: the last of its nouns."""
+    return unit.rsplit(" ", 1)[-1]
+
+
+def common_nouns(sentence: str) -> frozenset[str]:
+    """Lower-cased words the tagger reads as common nouns: a number's unit must be one, and
+    a name followed by one modifies it ("the Dutch painter Vincent van Gogh")."""
     return frozenset(tok.lower() for tok, tag in tu.sentence_tags(sentence) if tag in _NOUN_TAGS)
 
 
@@ -152,14 +174,11 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
         _add(out, taken, sentence, text, "year" if is_year(text) else "date", m.start())
     for m in _YEAR_IN_TEXT.finditer(sentence):
         _add(out, taken, sentence, m.group(0), "year", m.start())
-    nouns = _nouns(sentence)
+    nouns = common_nouns(sentence)
     for rx in (NUMBER_RE, _NUMBER_WORD_RE):
         for m in rx.finditer(sentence):
-            unit = _UNIT_AFTER.match(sentence, m.end())
-            word = unit.group(1).lower() if unit else ""
-            if word in tu.STOPWORDS or word in _MONTHS or word not in nouns:
-                word = ""  # "79 moons" has a unit; "at 37 followed" does not
-            _add(out, taken, sentence, m.group(0), "number", m.start(), word)
+            _add(out, taken, sentence, m.group(0), "number", m.start(),
+                 _unit(sentence, m.end(), nouns))  # fmt: skip
     for ent, start in _entity_runs(sentence):
         words = ent.split()
         if len(words) > MAX_ENTITY_WORDS or {w.lower() for w in words} & _MONTHS:

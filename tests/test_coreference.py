@@ -1,0 +1,69 @@
+"""A sentence that opens with "He", "His" or "It" is read as being about its article's
+subject, so the reader can answer from it ("Who discovered penicillin?" from "His discovery
+in 1928 of … penicillin")."""
+
+from __future__ import annotations
+
+from scim_edge.generation import reader_features as rf
+from scim_edge.generation.coreference import resolve_opening_pronoun
+from scim_edge.lead_types import LeadTypes
+from scim_edge.types import Passage
+
+_LEADS = {
+    "alexander fleming": "Sir Alexander Fleming (6 August 1881 – 11 March 1955) was a "
+    "Scottish physician and microbiologist. He shared the 1945 Nobel Prize.",
+    "mars (planet)": "Mars is the fourth planet from the Sun. It is a desert-like planet.",
+}
+_FLEMING = Passage(
+    "7-0",
+    "Alexander Fleming",
+    "",
+    "Sir Alexander Fleming was a Scottish physician and microbiologist. His discovery in "
+    "1928 of what was later named benzylpenicillin from the mould Penicillium rubens "
+    "marked the start of modern antibiotics.",
+)
+
+
+def _types() -> LeadTypes:
+    def find(name: str) -> Passage | None:
+        text = _LEADS.get(name.lower())
+        return Passage("1-0", name, "", text) if text else None
+
+    return LeadTypes(find)
+
+
+def test_an_opening_possessive_names_the_person_the_article_is_about():
+    s = resolve_opening_pronoun("His discovery in 1928 changed medicine.", "Alexander Fleming",
+                                _types())  # fmt: skip
+    assert s == "[Alexander Fleming]'s discovery in 1928 changed medicine."
+
+
+def test_an_opening_it_names_the_thing_without_its_disambiguation():
+    s = resolve_opening_pronoun("It is known as the Red Planet.", "Mars (planet)", _types())
+    assert s == "[Mars] is known as the Red Planet."
+
+
+def test_he_is_not_read_as_an_article_about_a_thing():
+    s = resolve_opening_pronoun("He named it the Red Planet.", "Mars (planet)", _types())
+    assert s == "He named it the Red Planet."
+
+
+def test_it_is_not_read_as_an_article_about_a_person():
+    s = resolve_opening_pronoun("It was his first prize.", "Alexander Fleming", _types())
+    assert s == "It was his first prize."
+
+
+def test_without_the_article_type_the_sentence_is_left_as_written():
+    s = resolve_opening_pronoun("His discovery changed medicine.", "Alexander Fleming", None)
+    assert s == "His discovery changed medicine."
+
+
+def test_a_pronoun_inside_a_word_is_not_resolved():
+    s = resolve_opening_pronoun("Itself a planet, Mars is red.", "Mars (planet)", _types())
+    assert s == "Itself a planet, Mars is red."
+
+
+def test_the_reader_finds_the_name_in_a_sentence_that_only_says_his():
+    cands = rf.candidates("Who discovered penicillin?", [_FLEMING], _types())
+    sentences = {c.sentence for c in cands if c.text == "Alexander Fleming"}
+    assert any(s.startswith("[Alexander Fleming]'s discovery") for s in sentences)
