@@ -464,9 +464,9 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
         out.append(check)
         if check.status != "error":
             good.append(d)
-            practised = _check_practice_critic(d)
-            if practised is not None:
-                out.append(practised)
+            for practised in (_check_practice_reader(d), _check_practice_critic(d)):
+                if practised is not None:
+                    out.append(practised)
     for p in _stale_temps(base):
         out.append(
             Check(
@@ -478,6 +478,26 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
             )
         )
     return out, good
+
+
+def _check_practice_reader(d: Path) -> Check | None:
+    """The index's own reader weights (`practice/reader.json`), when it has them: weights
+    from another version of scim-edge are not used (the shipped ones answer), damaged ones
+    stop `ask`."""
+    from scim_edge.generation.reader import PRACTICE_DIR, WEIGHTS_FILE, OutdatedReader, load_weights
+
+    path = d / PRACTICE_DIR / WEIGHTS_FILE
+    if not path.is_file():
+        return None
+    name = f"index {d.name} practice reader"
+    fix = f"scim-edge practice --index {d.name}"
+    try:
+        load_weights(path)
+    except OutdatedReader as e:
+        return Check("indexes", name, "warning", f"{e}; the shipped reader answers instead", fix)
+    except UserError as e:
+        return Check("indexes", name, "error", e.one_line(), fix)
+    return Check("indexes", name, "ok", "reader weights fitted by `practice` for this index")
 
 
 def _check_practice_critic(d: Path) -> Check | None:

@@ -634,6 +634,33 @@ def test_doctor_names_an_index_critic_from_another_version(sample_index, capsys)
     assert "scim-edge practice --index wiki" in check["hint"]
 
 
+def _reader_check(sample_index, capsys, outdated: bool) -> dict:
+    """doctor's check of the practice reader weights of an index named wiki, written as this
+    version writes them or with a feature this version lacks."""
+    import os
+
+    from scim_edge.generation.reader import default_weights_path
+
+    data = json.loads(tc.default_path().read_text())
+    index = Path(_practised_index(sample_index, Path(os.environ["SCIM_EDGE_HOME"]) / "indexes",
+                                  data, "wiki"))  # fmt: skip
+    weights = json.loads(default_weights_path().read_text())
+    if outdated:
+        weights["features"] = [*weights["features"][:-1], "a_feature_of_another_version"]
+    (index / "practice" / "reader.json").write_text(json.dumps(weights), encoding="utf-8")
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "index wiki practice reader"]
+    return check
+
+
+def test_doctor_warns_of_index_reader_weights_from_another_version(sample_index, capsys):
+    assert _reader_check(sample_index, capsys, outdated=True)["status"] == "warning"
+
+
+def test_doctor_passes_index_reader_weights_of_this_version(sample_index, capsys):
+    assert _reader_check(sample_index, capsys, outdated=False)["status"] == "ok"
+
+
 def test_doctor_warns_of_a_critic_calibrated_at_practices_mix(sample_index, capsys):
     import os
 
