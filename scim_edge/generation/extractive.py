@@ -418,9 +418,7 @@ def common_name(name: str, title: str) -> str:
     out: Wikipedia opens an article with the full name and titles it by the common one."""
     short = strip_paren_tail(title).split()
     words = name.split()
-    if len(short) < 2 or len(words) <= len(short) or words[0] != short[0]:
-        return name
-    if words[-1] != short[-1]:
+    if len(short) < 2 or len(words) <= len(short) or (words[0], words[-1]) != (short[0], short[-1]):
         return name
     rest = iter(words)
     return " ".join(short) if all(w in rest for w in short) else name

@@ -133,9 +133,11 @@ def unit_head(unit: str) -> str:
     return unit.rsplit(" ", 1)[-1]
 
 
+@lru_cache(maxsize=32768)
 def common_nouns(sentence: str) -> frozenset[str]:
     """Lower-cased words the tagger reads as common nouns: a number's unit must be one, and
-    a name followed by one modifies it ("the Dutch painter Vincent van Gogh")."""
+    a name followed by one modifies it ("the Dutch painter Vincent van Gogh"); cached, since
+    the reader asks once per candidate of the sentence."""
     return frozenset(tok.lower() for tok, tag in tu.sentence_tags(sentence) if tag in _NOUN_TAGS)
 
 
