@@ -1,12 +1,13 @@
 """The trained Critic (SIM-RAG §3.3): P(this round's answer is right), learned from practice.
 
-It is a logistic regression on `critic_features` (SCIM's five dimensions, the reader's
-signals, the round, the evidence, agreement across rounds, retrieval scores), fitted with
-rounds weighted so that practice's share of hidden sources cannot stand in for correctness
-(`source_balanced_weights`), followed by a Platt map fitted on held-out practice rounds
-weighted to the mix of questions people ask (`asked_mix_weights`), so its output is a
-calibrated probability: the `confidence` every answer carries. Accept means confidence ≥
-the accept threshold.
+It is a set of boosted decision trees (`boosted_trees`) on `critic_features` (SCIM's five
+dimensions, the reader's signals, the round, the evidence, agreement across rounds,
+retrieval scores), fitted with rounds weighted so that practice's share of hidden sources
+cannot stand in for correctness (`source_balanced_weights`), followed by a Platt map
+fitted on held-out practice rounds weighted to the mix of questions people ask
+(`asked_mix_weights`), so its output is a calibrated probability: the `confidence` every
+answer carries. Accept means confidence ≥ the accept threshold. (Versions before the trees
+fitted a logistic regression on the same features; such a file still loads and scores.)
 
 A loop of several rounds returns one of them, picked by that same confidence, so the
 picked round's value is the best of up to three noisy estimates: biased up when the rounds
@@ -40,6 +41,8 @@ from typing import Any
 
 import numpy as np
 
+from scim_edge.boosted_trees import KIND as TREES
+from scim_edge.boosted_trees import BoostedTrees, fit_boosted_trees
 from scim_edge.critic_features import FEATURES, ROUNDS_FEATURES, rounds_features, vector
 from scim_edge.errors import ModelError
 from scim_edge.evaluation.calibration import auroc, ece
@@ -75,7 +78,9 @@ def confidence_tier(p: float) -> str:
 
 @dataclass
 class TrainedCritic:
-    model: LinearModel
+    # boosted trees; a file from an earlier version may hold a linear model on the same
+    # features, which still reads and scores the same way
+    model: BoostedTrees | LinearModel
     platt: tuple[float, float] = (1.0, 0.0)
     meta: dict[str, Any] = field(default_factory=dict)
     source: str = ""
@@ -128,9 +133,10 @@ class TrainedCritic:
     def from_dict(cls, d: Mapping[str, Any], source: str = "") -> TrainedCritic:
         if not isinstance(d, Mapping) or d.get("kind") != "critic":
             raise ValueError("not a critic file")
-        model = LinearModel.from_dict(d["model"])
-        if list(model.features) != list(FEATURES):
+        if list(d["model"].get("features", ())) != list(FEATURES):
             raise _OtherFeatures("its features do not match this version's")
+        trees = d["model"].get("kind") == TREES
+        model = (BoostedTrees if trees else LinearModel).from_dict(d["model"])
         a, b = (float(x) for x in d.get("platt", (1.0, 0.0)))
         if not (np.isfinite(a) and np.isfinite(b)):
             raise ValueError("non-finite calibration")
@@ -234,7 +240,7 @@ def train_from_rows(
             "too few practice rounds, or no right or no wrong answers, to train a Critic"
         )
     train_rows = [rows[i] for i in train]
-    model = fit_logistic(
+    model = fit_boosted_trees(
         X[train], y[train], list(FEATURES), sample_weight=source_balanced_weights(train_rows)
     )
     raw = model.score(X)

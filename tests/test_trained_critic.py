@@ -127,20 +127,17 @@ def test_a_damaged_critic_file_is_one_model_error(tmp_path):
 
 
 def test_a_critic_with_other_features_is_refused(tmp_path):
-    def drop_feature(d):
-        d["model"]["features"] = d["model"]["features"][:-1]
-        d["model"]["weights"] = d["model"]["weights"][:-1]
-        d["model"]["mean"] = d["model"]["mean"][:-1]
-        d["model"]["scale"] = d["model"]["scale"][:-1]
-
     with pytest.raises(tc.OutdatedCritic, match="features do not match"):
-        tc.load_file(tc.Path(_copy_critic(tmp_path, drop_feature)))
+        tc.load_file(tc.Path(_copy_critic(tmp_path, _older)))
 
 
 def _older(d: dict) -> None:
-    """A Critic file as an older version wrote it: one feature fewer."""
-    for key in ("features", "weights", "mean", "scale"):
-        d["model"][key] = d["model"][key][:-1]
+    """A Critic file as an older version wrote it: one feature fewer (its trees never
+    test the last one)."""
+    d["model"]["features"] = d["model"]["features"][:-1]
+    last = len(d["model"]["features"])
+    trees = d["model"]["feature"]
+    d["model"]["feature"] = [[0 if f == last else f for f in tree] for tree in trees]
 
 
 @pytest.mark.parametrize("loop", ["standard", "scim", "simrag"])
@@ -424,8 +421,20 @@ def test_balanced_weights_make_rightness_independent_of_hiding():
 def test_overlap_that_only_tells_the_kinds_apart_does_not_become_the_cue():
     rows = _kinds(np.random.default_rng(2))
     critic = tc.train_from_rows(rows + _heldout_copy(rows), generator="x", settings=Settings())
-    w = dict(zip(critic.model.features, critic.model.weights, strict=True))
-    assert abs(w["r:sent_idf_overlap"]) < 0.25 * abs(w["r:span_prob"])
+    overlap = _effect(critic, rows, "r:sent_idf_overlap", 0.35, 0.75)  # hidden → visible
+    prob = _effect(critic, rows, "r:span_prob", 0.4, 0.6)  # a wrong pick's → a right one's
+    assert abs(overlap) < 0.25 * abs(prob)
+
+
+def _effect(critic: tc.TrainedCritic, rows: list[dict], feature: str, lo: float, hi: float
+            ) -> float:  # fmt: skip
+    """How much the Critic's score moves, on average over `rows`, when `feature` goes from
+    `lo` to `hi` with the rest of each row as it is."""
+    X = np.array([vector(r["features"]) for r in rows])
+    j = list(FEATURES).index(feature)
+    X_lo, X_hi = X.copy(), X.copy()
+    X_lo[:, j], X_hi[:, j] = lo, hi
+    return float(np.mean(critic.model.score(X_hi) - critic.model.score(X_lo)))
 
 
 def test_asked_mix_weights_give_hidden_sources_the_asked_share():
@@ -480,7 +489,8 @@ def test_a_critic_fitted_on_few_rounds_gives_way_to_a_better_one():
 def test_a_critic_keeps_its_place_against_a_worse_one():
     rows, strong = _few_and_many()
     weak = tc.train_from_rows(rows, generator="x", settings=Settings())
-    strong.model.weights = -strong.model.weights  # ranks right answers below wrong ones
+    strong.model.leaf, strong.model.base = -strong.model.leaf, -strong.model.base  # ranks
+    # right answers below wrong ones
     assert tc.shipped_instead(weak, rows, strong) is None
 
 
@@ -692,3 +702,15 @@ def test_doctor_loads_an_installed_critic_as_a_critic(sample_index, tmp_path, ca
     _, checks = _doctor_checks(capsys)
     (check,) = [c for c in checks if c["name"] == "model critic-x loads"]
     assert check["status"] == "ok", check
+
+
+def test_a_linear_critic_file_from_an_earlier_version_still_loads_and_scores(tmp_path):
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(200, len(FEATURES)))
+    y = (X[:, 0] > 0).astype(float)
+    linear = tc.TrainedCritic(fit_logistic(X, y, list(FEATURES)), (1.0, 0.0))
+    path = tmp_path / "critic.json"
+    path.write_text(json.dumps(linear.to_dict()), encoding="utf-8")
+    loaded = tc.load_file(path)
+    f = dict(zip(FEATURES, X[0], strict=True))
+    assert loaded.probability(f) == pytest.approx(linear.probability(f), abs=1e-5)
