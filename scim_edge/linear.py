@@ -1,11 +1,12 @@
-"""Small linear models in numpy: what the reader and the Critic learn with.
+"""Small linear models in numpy: what the reader learns with, and the Critic's calibration.
 
-Both learned parts are linear on standardised features, so they train in seconds on two
-cores, run in microseconds, need no torch at run time, and their weights are a short JSON
-file a user can read:
+They are linear on standardised features, so they train in seconds on two cores, run in
+microseconds, need no torch at run time, and their weights are a short JSON file a user
+can read:
 - `fit_grouped_softmax`: one softmax per question over its candidate spans (a conditional
   logit), trained to put mass on the spans that equal a known answer — the reader;
-- `fit_logistic`: P(correct) of one answer — the Critic;
+- `fit_logistic`: P(correct) of one answer — the Critic's across-rounds part (the Critic
+  itself is boosted trees, `boosted_trees`; earlier versions fitted it with this);
 - `fit_platt`: a one-dimensional logistic map from a score to a calibrated probability.
 All fits are deterministic (full-batch Adam from zeros, a fixed number of steps).
 """
