@@ -133,7 +133,10 @@ class TrainedCritic:
     def from_dict(cls, d: Mapping[str, Any], source: str = "") -> TrainedCritic:
         if not isinstance(d, Mapping) or d.get("kind") != "critic":
             raise ValueError("not a critic file")
-        if list(d["model"].get("features", ())) != list(FEATURES):
+        features = d["model"].get("features")
+        if not isinstance(features, list):
+            raise ValueError("the model names no features")
+        if features != list(FEATURES):
             raise _OtherFeatures("its features do not match this version's")
         trees = d["model"].get("kind") == TREES
         model = (BoostedTrees if trees else LinearModel).from_dict(d["model"])

@@ -714,3 +714,12 @@ def test_a_linear_critic_file_from_an_earlier_version_still_loads_and_scores(tmp
     loaded = tc.load_file(path)
     f = dict(zip(FEATURES, X[0], strict=True))
     assert loaded.probability(f) == pytest.approx(linear.probability(f), abs=1e-5)
+
+
+def test_a_critic_whose_model_names_no_features_is_damaged_not_outdated(tmp_path):
+    def unnamed(d):
+        del d["model"]["features"]
+
+    with pytest.raises(ModelError, match=r"is damaged \(the model names no features\)") as e:
+        tc.load_file(tc.Path(_copy_critic(tmp_path, unnamed)))
+    assert not isinstance(e.value, tc.OutdatedCritic)
