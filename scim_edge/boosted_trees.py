@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from scim_edge.linear import reading
+
 KIND = "boosted-trees"
 
 
@@ -79,7 +81,7 @@ class BoostedTrees:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BoostedTrees:
         """Raises ValueError on anything malformed (the caller turns it into one line)."""
-        try:
+        with reading("tree model"):
             feats = [str(f) for f in d["features"]]
             feature = np.asarray(d["feature"], dtype=np.int64)
             threshold = np.asarray(
@@ -89,8 +91,6 @@ class BoostedTrees:
             leaf = np.asarray(d["leaf"], dtype=np.float64)
             base = float(d.get("base", 0.0))
             meta = dict(d.get("meta", {}))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"malformed tree model: {e}") from None
         if feature.ndim != 2 or leaf.ndim != 2 or not feats or not len(leaf):
             raise ValueError("malformed tree model: no trees")
         internal = leaf.shape[1] - 1
@@ -150,8 +150,8 @@ def fit_boosted_trees(
     cuts = [(j, c) for j, c in enumerate(_cuts(X, bins)) if len(c)]
     m = max(len(cuts), 1)
     width = max((len(c) for _, c in cuts), default=0) + 1
-    binned = np.stack([np.searchsorted(c, X[:, j], side="right") for j, c in cuts] or
-                      [np.zeros(n, dtype=np.int64)], 1)  # fmt: skip
+    binned = (np.stack([np.searchsorted(c, X[:, j], side="right") for j, c in cuts], 1)
+              if cuts else np.zeros((n, 1), dtype=np.int64))  # fmt: skip
     flat = binned + np.arange(m) * width
     prior = float(np.clip(np.average(y, weights=sw), 1e-6, 1 - 1e-6))
     base = float(np.log(prior / (1 - prior)))

@@ -13,10 +13,22 @@ All fits are deterministic (full-batch Adam from zeros, a fixed number of steps)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+
+@contextmanager
+def reading(what: str) -> Iterator[None]:
+    """A missing key or a value of the wrong type met while a model file's fields are read
+    becomes one ValueError that names `what` (the caller turns it into one line)."""
+    try:
+        yield
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"malformed {what}: {e}") from None
 
 
 @dataclass
@@ -47,15 +59,13 @@ class LinearModel:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LinearModel:
         """Raises ValueError on anything malformed (the caller turns it into one line)."""
-        try:
+        with reading("linear model"):
             feats = [str(f) for f in d["features"]]
             w = np.asarray(d["weights"], dtype=np.float64)
             mean = np.asarray(d["mean"], dtype=np.float64)
             scale = np.asarray(d["scale"], dtype=np.float64)
             bias = float(d.get("bias", 0.0))
             meta = dict(d.get("meta", {}))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ValueError(f"malformed linear model: {e}") from None
         n = len(feats)
         if not (w.shape == mean.shape == scale.shape == (n,)) or n == 0:
             raise ValueError("malformed linear model: weights, mean and scale must match features")
