@@ -33,6 +33,18 @@ def test_trees_learn_an_interaction_a_linear_model_cannot(fitted):
     assert auroc(fitted.score(X), y) > 0.95
 
 
+def test_a_cue_that_says_right_raises_the_score():
+    """Scoring walks each node the way the fit split it: a row whose cue is high, where
+    high means right, scores above one whose cue is low (a symmetric task would not tell
+    a mirrored walk apart)."""
+    rng = np.random.default_rng(6)
+    X = rng.uniform(0, 1, size=(1000, 2))
+    y = (X[:, 0] > 0.7).astype(float)
+    model = fit_boosted_trees(X, y, ["cue", "noise"], trees=20)
+    high, low = model.score(np.array([[0.9, 0.5], [0.1, 0.5]]))
+    assert high > low
+
+
 def test_the_linear_model_is_near_chance_on_the_same_task():
     X, y = _interaction(2000, 0)
     Xt, yt = _interaction(1000, 1)
