@@ -516,15 +516,33 @@ def ordered_unique(items: list[str] | tuple[str, ...]) -> list[str]:
 _NEWLINE_ITEMS = re.compile(r"\n\s*\n|\n(?=\s*(?:[-*•]|\d+[.)])\s)")
 
 
+# A capital letter and a full stop after a common word, then a capitalised word and a
+# lower-case one: "penicillin G and penicillin V. Penicillins were …", "vitamin A. Heirloom
+# variants …". Punkt reads the letter as an initial and does not split (neither does NLTK).
+# An initial follows a name or a function word ("John F. Kennedy", "from J. Smith") or starts
+# a name of two capitalised words ("writer F. Scott Fitzgerald"); those are left whole.
+_LETTER_ENDS_SENTENCE = re.compile(r"\b([a-z]{3,}) [A-Z]\.( )(?=[A-Z][a-z]+ [a-z])")
+
+
+def _split_after_letters(sentence: str) -> list[str]:
+    """`sentence` split after a letter that ends one (`_LETTER_ENDS_SENTENCE`)."""
+    cuts = [m.start(2) for m in _LETTER_ENDS_SENTENCE.finditer(sentence)
+            if m.group(1) not in STOPWORDS]  # fmt: skip
+    bounds = [0, *cuts, len(sentence)]
+    return [sentence[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+
+
 @lru_cache(maxsize=16384)
 def sentences(text: str) -> tuple[str, ...]:
-    """Sentences of `text`; blank lines and list items also separate sentences."""
+    """Sentences of `text`; blank lines and list items also separate sentences, and so
+    does a letter that ends one after a common word (`_LETTER_ENDS_SENTENCE`)."""
     tok, _ = _sentence_tokenizer()
     out: list[str] = []
     for block in _NEWLINE_ITEMS.split(text):
         block = block.strip()
         if block:
-            out.extend(s.strip() for s in tok.tokenize(block) if s.strip())
+            for s in tok.tokenize(block):
+                out.extend(p for p in _split_after_letters(s.strip()) if p)
     return tuple(out)
 
 

@@ -51,6 +51,40 @@ def test_packaged_punkt_matches_nltk_punkt_tab_tables(packaged):
     )
 
 
+PENICILLIN = (
+    "Only two purified compounds are in clinical use: penicillin G and penicillin V. "
+    "Penicillins were among the first medications to be effective against many infections."
+)
+
+
+def test_a_letter_after_a_common_word_ends_its_sentence(packaged):
+    assert tu.sentences(PENICILLIN) == (
+        "Only two purified compounds are in clinical use: penicillin G and penicillin V.",
+        "Penicillins were among the first medications to be effective against many infections.",
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Great Gatsby is a novel by American writer F. Scott Fitzgerald set in 1922.",
+        "The report came from J. Smith and was published in 1990.",
+        "The speech of President John F. Kennedy was broadcast in 1961.",
+    ],
+)
+def test_an_initial_of_a_name_does_not_end_its_sentence(packaged, text):
+    assert tu.sentences(text) == (text,)
+
+
+def test_the_reader_never_answers_across_a_letter_that_ends_a_sentence(packaged):
+    from scim_edge.generation import reader_features as rf
+    from scim_edge.types import Passage
+
+    passages = [Passage("6915-0", "Penicillin", "", PENICILLIN)]
+    spans = {c.text for c in rf.candidates("Which penicillins are in clinical use?", passages)}
+    assert not any(s.startswith("V.") or s.endswith(" V. Penicillins") for s in spans)
+
+
 def test_tagger_tags_a_sentence(packaged):
     tags = tu.pos_tags("Abraham Lincoln was assassinated by John Wilkes Booth in 1865.")
     assert tags == (
