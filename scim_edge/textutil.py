@@ -31,6 +31,7 @@ import re
 import sys
 import threading
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -529,7 +530,7 @@ def _split_after_letters(sentence: str) -> list[str]:
     cuts = [m.start(2) for m in _LETTER_ENDS_SENTENCE.finditer(sentence)
             if m.group(1) not in STOPWORDS]  # fmt: skip
     bounds = [0, *cuts, len(sentence)]
-    return [sentence[a:b].strip() for a, b in zip(bounds, bounds[1:], strict=False)]
+    return [sentence[a:b].strip() for a, b in pairwise(bounds)]
 
 
 @lru_cache(maxsize=16384)

@@ -82,7 +82,7 @@ def test_the_reader_never_answers_across_a_letter_that_ends_a_sentence(packaged)
 
     passages = [Passage("6915-0", "Penicillin", "", PENICILLIN)]
     spans = {c.text for c in rf.candidates("Which penicillins are in clinical use?", passages)}
-    assert not any(s.startswith("V.") or s.endswith(" V. Penicillins") for s in spans)
+    assert not any("V. Penicillins" in s for s in spans)
 
 
 def test_tagger_tags_a_sentence(packaged):
