@@ -13,7 +13,6 @@ confidence and the AUROC of confidence against exact match. Sweep runs, and abst
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from collections import defaultdict
@@ -53,21 +52,33 @@ def pooled(dirs: list[Path]) -> dict[str, dict[str, float | int | None]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dirs", type=Path, nargs="+", metavar="EVAL_DIR")
-    ap.add_argument("--out", type=Path, help="write the JSON here instead of stdout")
+    from scim_edge import atomic
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty
+
+    ap = OneLineParser(prog="pooled_trust", description=__doc__.split("\n\n")[0])
+    ap.add_argument("dirs", type=nonempty, nargs="+", metavar="EVAL_DIR")
+    ap.add_argument("--out", type=nonempty, help="write the JSON here instead of stdout")
     a = ap.parse_args(argv)
+    dirs = [Path(d) for d in a.dirs]
     try:
-        result = {"runs": [str(d) for d in a.dirs], "systems": pooled(a.dirs)}
+        result = {"runs": a.dirs, "systems": pooled(dirs)}
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return _fail(str(e))
     text = json.dumps(result, indent=1) + "\n"
     if a.out is None:
         sys.stdout.write(text)
-    else:
-        a.out.write_text(text, encoding="utf-8")
+        return 0
+    try:
+        atomic.write_text(Path(a.out), text)
+    except OSError as e:
+        return _fail(f"cannot write {a.out}: {e.strerror or e}")
     return 0
+
+
+def _fail(message: str) -> int:
+    print(f"pooled_trust: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -50,3 +50,28 @@ def test_a_folder_that_is_no_eval_run_is_one_line_and_exit_2(tmp_path):
 def test_a_folder_that_is_no_eval_run_is_named_as_such(tmp_path):
     (tmp_path / "empty").mkdir()
     assert "not an eval run's per-question file" in _run(str(tmp_path / "empty")).stderr
+
+
+def test_a_wrong_flag_is_one_line_and_exit_2(tmp_path):
+    done = _run("--bogus", str(tmp_path))
+    assert (done.returncode, len(done.stderr.strip().splitlines())) == (2, 1)
+
+
+def test_an_empty_folder_argument_is_refused_not_read_as_here():
+    assert "must not be empty" in _run("").stderr
+
+
+def test_a_truncated_run_keeps_the_file_that_was_there(tmp_path):
+    a = _eval_dir(tmp_path / "a", [("scim", 0.9, 1.0, True), ("scim", 0.8, 0.0, True)])
+    text = (a / "per_question.jsonl").read_text(encoding="utf-8")
+    (a / "per_question.jsonl").write_text(text[:-20], encoding="utf-8")  # mid-line
+    out = tmp_path / "pooled.json"
+    out.write_text('{"kept": true}\n', encoding="utf-8")
+    _run(str(a), "--out", str(out))
+    assert out.read_text(encoding="utf-8") == '{"kept": true}\n'
+
+
+def test_an_unwritable_output_is_one_line_and_exit_2(tmp_path):
+    a = _eval_dir(tmp_path / "a", [("scim", 0.9, 1.0, True), ("scim", 0.8, 0.0, True)])
+    done = _run(str(a), "--out", str(tmp_path))  # a folder, not a file
+    assert (done.returncode, len(done.stderr.strip().splitlines())) == (2, 1)
