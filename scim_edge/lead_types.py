@@ -14,7 +14,7 @@ own index, not from a hand-made gazetteer. `LeadTypes` looks names up in an inde
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,11 +37,15 @@ CACHE = 65536  # names remembered per index
 
 @dataclass(frozen=True)
 class LeadType:
-    """The head nouns of a lead's definition (lower-case, as written) and whether the lead
-    is about a person (life dates in its first parentheses, or "he"/"she" more than "it")."""
+    """The head nouns of a lead's definition (lower-case, as written), whether the lead is
+    about a person (life dates in its first parentheses, or it speaks of its subject as "he"
+    or "she") and whether it is about a thing (it speaks of its subject as "it"). A lead
+    with no pronouns is neither: "Homer was an ancient Greek poet. Homer was highly revered
+    …" says nothing either way, and a person must not be read as a thing for it."""
 
     heads: tuple[str, ...]
     person: bool
+    thing: bool = False
 
     @property
     def head_stems(self) -> frozenset[str]:
@@ -58,7 +62,10 @@ def lead_type(text: str) -> LeadType:
     if not first:
         return UNKNOWN
     parens = _PARENS.findall(first)
-    person = (bool(parens) and bool(_LIFE_DATES.search(parens[0]))) or _about_a_person(text)
+    if parens and _LIFE_DATES.search(parens[0]):
+        person, thing = True, False
+    else:
+        person, thing = _pronoun_verdict(text)
     plain = _PARENS.sub("", first)
     tags = tu.pos_tags(plain)
     at = next(
@@ -66,16 +73,31 @@ def lead_type(text: str) -> LeadType:
         None,
     )
     if at is None:
-        return LeadType((), person)
-    return LeadType(_heads(tags[at + 1 :]), person)
+        return LeadType((), person, thing)
+    return LeadType(_heads(tags[at + 1 :]), person, thing)
 
 
-def _about_a_person(text: str) -> bool:
-    """The lead speaks of its subject as "he" or "she" more than as "it" (dumps' cleaned
-    leads often lose the life dates)."""
+def _pronoun_verdict(text: str) -> tuple[bool, bool]:
+    """(about a person, about a thing), from how the lead refers back to its subject.
+
+    A lead's later sentences open with the subject's pronoun ("He is regarded as …", "It
+    was published in 1878"), so the pronouns that open sentences vote first; pronouns
+    anywhere in the text speak of other people too ("It follows the heroic king of Ithaca,
+    Odysseus, … his journey home") and only break a tie (dumps' cleaned leads often lose
+    the life dates, and a short lead may open no sentence with a pronoun). On vital-en's
+    10,033 leads the opening vote changed 261 verdicts of the whole-text count; 38 of a
+    random 40 of them were right ("Leo Tolstoy … He is regarded …" became a person, "The
+    Odyssey … It is one of the oldest …" a thing; "Paul Jackson Pollock was an American
+    painter. … It was called all-over painting …" wrongly stopped being one)."""
+    opening = [s.split(maxsplit=1)[0].lower() for s in tu.sentences(text)[1:] if s.strip()]
+    said_person = sum(w in _GENDERED for w in opening)
+    said_thing = sum(w in _NEUTER for w in opening)
+    if said_person != said_thing:
+        return said_person > said_thing, said_thing > said_person
     low = [w.lower() for w in tu.words(text)]
     gendered = sum(w in _GENDERED for w in low)
-    return gendered >= 2 and gendered > sum(w in _NEUTER for w in low)
+    neuter = sum(w in _NEUTER for w in low)
+    return gendered >= 2 and gendered > neuter, neuter > gendered
 
 
 def _heads(tags: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
@@ -86,8 +108,8 @@ def _heads(tags: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
     last_adjective = ""  # "a Sufi mystic, poet…": the tagger may read a head as an adjective
     words = [w.lower() for w, _ in tags]
     i = 0
-    if words[:3] == ["one", "of", "the"]:
-        i = 3
+    if words[:2] == ["one", "of"]:  # "one of the …", "one of two major epics"
+        i = 2
     for w, t in tags[i:]:
         low = w.lower()
         if t in _NOUN_TAGS and low.isalpha():
@@ -128,9 +150,18 @@ class LeadTypes:
 
         return cls(find)
 
+    @classmethod
+    def of_passages(cls, passages: Sequence[Passage]) -> LeadTypes:
+        """Types read from the leads among `passages` (an article's passage 0 is its
+        lead): a reader with no index to look names up in still knows what the articles
+        it reads are about, so "She was born in London" in Ada Lovelace's lead is about
+        her."""
+        leads = {_key(p.title): p for p in passages if p.doc_id.endswith("-0")}
+        return cls(lambda name: leads.get(_key(name)))
+
     def of(self, name: str) -> LeadType | None:
         """The type of the article titled `name`, or None when the index has none."""
-        key = " ".join(name.lower().split())
+        key = _key(name)
         if key in self._seen:
             return self._seen[key]
         lead = self._find(name)
@@ -139,3 +170,7 @@ class LeadTypes:
             self._seen.pop(next(iter(self._seen)))
         self._seen[key] = found
         return found
+
+
+def _key(name: str) -> str:
+    return " ".join(name.lower().split())

@@ -67,3 +67,19 @@ def test_the_reader_finds_the_name_in_a_sentence_that_only_says_his():
     cands = rf.candidates("Who discovered penicillin?", [_FLEMING], _types())
     sentences = {c.sentence for c in cands if c.text == "Alexander Fleming"}
     assert any(s.startswith("[Alexander Fleming]'s discovery") for s in sentences)
+
+
+def test_without_an_index_a_lead_among_the_passages_says_what_its_article_is_about():
+    lead = Passage("10-0", "Ada Lovelace", "", "Ada Lovelace was an English mathematician. "
+                   "She was born in London on 10 December 1815.")  # fmt: skip
+    cands = rf.candidates("Where was Ada Lovelace born?", [lead], None)
+    london = next(c for c in cands if c.text == "London")
+    assert london.sentence.startswith("[Ada Lovelace] was born")
+
+
+def test_without_an_index_a_passage_that_is_no_lead_types_nothing():
+    later = Passage("10-3", "Ada Lovelace", "Life", "Ada Lovelace wrote notes. "
+                    "She was born in London on 10 December 1815.")  # fmt: skip
+    cands = rf.candidates("Where was Ada Lovelace born?", [later], None)
+    london = next(c for c in cands if c.text == "London")
+    assert london.sentence.startswith("She was born")

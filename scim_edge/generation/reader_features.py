@@ -105,7 +105,9 @@ _LOCAL = (
     "head_ends_span",
     "lead_head_clash",
     "person_q_lead_person",
-    "person_q_lead_thing",
+    # a person asked for, and the name's lead calls its subject "it" (a work, a place);
+    # a lead with no pronouns says neither (`lead_types._pronoun_verdict`)
+    "person_q_lead_says_it",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -532,7 +534,7 @@ def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None, ends_head: bool) ->
     clash = bool(q.head and lead.heads) and not match and not ends_head
     f["lead_head_clash"] = float(clash)
     f["person_q_lead_person"] = float(q.kind == "person" and lead.person)
-    f["person_q_lead_thing"] = float(q.kind == "person" and not lead.person and bool(lead.heads))
+    f["person_q_lead_says_it"] = float(q.kind == "person" and lead.thing)
     return f
 
 
@@ -543,8 +545,10 @@ def candidates(
 
     Spans whose content words all occur in the question are left out: the reader never
     answers with what the user already said. `types` looks names up in the index (their
-    article's definition); without it those features are zero."""
+    article's definition); without it, only the leads among `passages` are known."""
     q = question if isinstance(question, QuestionInfo) else analyse(question)
+    if types is None:
+        types = LeadTypes.of_passages(passages)
     collected = _collect(q, passages, types)
     if collected is None:
         return []
