@@ -92,6 +92,34 @@ def hybrid_score(passage: Passage, query: str) -> float:
     return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title + lead
 
 
+# a capitalised name, its words joined by the small words titles keep ("The War of the
+# Worlds", "Bank of England"); a name in double quotes
+_NAME_RUN = re.compile(
+    r"[A-Z0-9][\w’'.&-]*(?:\s+(?:(?:of|the|and|de|la|le|von|van|da|del|du|for|in|on|a|an|to)\s+)*"
+    r"[A-Z0-9][\w’'.&-]*)*"
+)
+_QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
+MAX_NAMES = 4
+
+
+def question_names(question: str) -> list[str]:
+    """Names the question may give as an article's title: its capitalised runs (a leading
+    question word or "The" also tried without it) and its double-quoted terms, longest
+    first within each run."""
+    names: list[str] = []
+    for m in _NAME_RUN.finditer(question):
+        words = re.sub(r"(?:['’]s?)$", "", m.group(0).rstrip(".")).split()  # "Richard's"
+        while words and words[0].lower() in tu.STOPWORDS and words[0] != "The":
+            words = words[1:]  # "Who", "In", "What": the question's own words
+        if not words or all(w.lower() in tu.STOPWORDS for w in words):
+            continue
+        names.append(" ".join(words))
+        if words[0] == "The" and len(words) > 1:
+            names.append(" ".join(words[1:]))
+    names += [q.strip() for q in _QUOTED.findall(question)]
+    return list(dict.fromkeys(n for n in names if n))[: 2 * MAX_NAMES]
+
+
 def named_leads(
     retriever: Any,
     question: str,
@@ -99,13 +127,24 @@ def named_leads(
     exclude: Collection[str],
     query: str | None = None,
 ) -> list[Passage]:
-    """The lead passages of the articles the question names (their whole title occurs in
-    it) that the search did not bring: when a question names an article, its lead is
-    usually the best evidence (DrQA's prior), even when passages repeating the question's
-    verb outrank it ("Who wrote Animal Farm?")."""
+    """The lead passages of the articles the question names that the search did not bring:
+    when a question names an article, its lead is usually the best evidence (DrQA's
+    prior), even when passages repeating the question's verb outrank it ("Who wrote Animal
+    Farm?"). An article is named when its whole title occurs in the question (found among
+    the searched passages), or when a name in the question is its exact title or one of
+    its redirects (looked up in the index: "Who wrote the novel The War of the Worlds?"
+    brings only "World War I"-like titles to the search, "the NBA" names "National
+    Basketball Association")."""
     have = {p.doc_id for p in pool} | set(exclude)
+    pages = ordered_pages(p for p in pool if names_title(p.title, question))
+    lookup = getattr(retriever, "article_lead", None)
+    if lookup is not None:
+        for name in question_names(question):
+            lead = lookup(name)
+            if lead is not None and lead.page_id not in pages:
+                pages.append(lead.page_id)
     out: list[Passage] = []
-    for page_id in ordered_pages(p for p in pool if names_title(p.title, question)):
+    for page_id in pages:
         lead_id = f"{page_id}-0"
         if lead_id not in have and len(out) < MAX_NAMED_LEADS:
             lead = retriever.get(lead_id)
