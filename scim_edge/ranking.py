@@ -103,9 +103,10 @@ MAX_NAMES = 4
 
 
 def question_names(question: str) -> list[str]:
-    """Names the question may give as an article's title: its capitalised runs (a leading
-    question word or "The" also tried without it) and its double-quoted terms, longest
-    first within each run."""
+    """Names the question may give as an article's title, at most 2 × MAX_NAMES: its
+    capitalised runs without the question's own opening words ("Who", "In"), a run that
+    starts with "The" also without it ("The War of the Worlds", "War of the Worlds"), and
+    its double-quoted terms."""
     names: list[str] = []
     for m in _NAME_RUN.finditer(question):
         words = re.sub(r"(?:['’]s?)$", "", m.group(0).rstrip(".")).split()  # "Richard's"

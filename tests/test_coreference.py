@@ -69,17 +69,20 @@ def test_the_reader_finds_the_name_in_a_sentence_that_only_says_his():
     assert any(s.startswith("[Alexander Fleming]'s discovery") for s in sentences)
 
 
+def _london_without_an_index(doc_id: str, first: str) -> str:
+    """The sentence the reader, given no index, reads "London" in, from one passage of
+    Ada Lovelace's article (`doc_id`) whose second sentence says "She was born …"."""
+    text = f"{first} She was born in London on 10 December 1815."
+    passage = Passage(doc_id, "Ada Lovelace", "", text)
+    cands = rf.candidates("Where was Ada Lovelace born?", [passage], None)
+    return next(c for c in cands if c.text == "London").sentence
+
+
 def test_without_an_index_a_lead_among_the_passages_says_what_its_article_is_about():
-    lead = Passage("10-0", "Ada Lovelace", "", "Ada Lovelace was an English mathematician. "
-                   "She was born in London on 10 December 1815.")  # fmt: skip
-    cands = rf.candidates("Where was Ada Lovelace born?", [lead], None)
-    london = next(c for c in cands if c.text == "London")
-    assert london.sentence.startswith("[Ada Lovelace] was born")
+    sentence = _london_without_an_index("10-0", "Ada Lovelace was an English mathematician.")
+    assert sentence.startswith("[Ada Lovelace] was born")
 
 
 def test_without_an_index_a_passage_that_is_no_lead_types_nothing():
-    later = Passage("10-3", "Ada Lovelace", "Life", "Ada Lovelace wrote notes. "
-                    "She was born in London on 10 December 1815.")  # fmt: skip
-    cands = rf.candidates("Where was Ada Lovelace born?", [later], None)
-    london = next(c for c in cands if c.text == "London")
-    assert london.sentence.startswith("She was born")
+    sentence = _london_without_an_index("10-3", "Ada Lovelace wrote notes.")
+    assert sentence.startswith("She was born")
