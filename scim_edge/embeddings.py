@@ -50,50 +50,64 @@ def load_embedding_model(
     name: str | None = None,
     *,
     variant: str | None = None,
+    index_dir: Path | None = None,
+    threads: int | None = None,
 ) -> tuple[Any, str]:
     """The installed embedding model (Settings.embedding_model, or the default one) and
     its name. `variant` pins fp32 or int8 (queries must be embedded the way the stored
-    vectors were); None lets the runtime choose (int8 on the CPU when installed).
+    vectors were); None lets the runtime choose (int8 on the CPU when installed). With
+    none installed, the model that made the vectors of the index (`index_dir`, else the
+    engine's) where it still is. `threads`: the session's, None for every core.
 
     Cached in `engine.cache`, so every slot of a session shares one ONNX session."""
     wanted = name or settings.embedding_model
     cache = getattr(engine, "cache", None)
+    if index_dir is None:
+        index_dir = index_dir_of(getattr(engine, "retriever", None))
 
     def build() -> tuple[Any, str]:
-        return _load_embedding(wanted, engine, variant)
+        return _load_embedding(wanted, index_dir, variant, threads)
 
     if cache is None:
         return build()
-    return cache.get(("embedding", wanted or "", variant or ""), build)
+    return cache.get(("embedding", wanted or "", variant or "", threads or 0), build)
 
 
-def _load_embedding(wanted: str | None, engine: Any | None, variant: str | None):
+def _load_embedding(
+    wanted: str | None, index_dir: Path | None, variant: str | None, threads: int | None = None
+):
     from models.embedding import EmbeddingModel
     from models.store import default_model, resolve_model
     from scim_edge.errors import ModelError
 
-    path = resolve_model(wanted, "embedding") if wanted else default_model("embedding")
+    try:
+        path = resolve_model(wanted, "embedding") if wanted else default_model("embedding")
+    except ModelError:  # not in the store: the index's own, if that is the one named
+        path = _index_model_dir(index_dir, wanted)
+        if path is None:
+            raise
     if path is None:
-        path = _index_model_dir(engine)  # the model that made the index's own vectors
+        path = _index_model_dir(index_dir)  # the model that made the index's own vectors
     if path is None:
         raise ModelError(
             "no embedding model is installed",
             hint="install all-MiniLM-L6-v2 with `scim-edge models` (see --help)",
         )
     path = Path(getattr(path, "path", path))
-    model = EmbeddingModel.load(path, variant=available_variant(path, variant))
+    model = EmbeddingModel.load(path, variant=available_variant(path, variant), threads=threads)
     return model, str(getattr(model, "name", "") or path.name)
 
 
-def _index_model_dir(engine: Any | None) -> Path | None:
-    """The directory of the model that wrote the engine's index vectors, if it is still
-    there (an index carried with its model outside the store)."""
-    index_dir = index_dir_of(getattr(engine, "retriever", None))
+def _index_model_dir(index_dir: Path | None, name: str | None = None) -> Path | None:
+    """The directory of the model that wrote the index's vectors, if it is still there
+    (an index carried with its model outside the store), and is `name` when given."""
     if index_dir is None or not (index_dir / META).is_file():
         return None
     try:
         meta = json.loads((index_dir / META).read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return None
+    if name is not None and meta.get("model") != name:
         return None
     found = Path(str(meta.get("model_path") or ""))
     return found if (found / "manifest.json").is_file() else None

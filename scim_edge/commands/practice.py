@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
           f"{m['pairs']['heldout']} held out), {m['rounds']} loop rounds")  # fmt: skip
     print(f"  reader         held-out top-1 {reader.get('heldout_top1_given_present', 0):.1%} "
           f"when the answer is among the candidates")  # fmt: skip
+    if reader.get("sentence_similarity"):
+        print(f"                 sentences measured against the question with "
+              f"{reader['sentence_similarity']} (the index's vectors)")  # fmt: skip
     h = m["heldout_round1"]
     if h.get("em") is not None:
         print(f"  first round    held-out EM {h['em']:.1%}, answer in passages "

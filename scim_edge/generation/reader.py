@@ -146,26 +146,31 @@ class Reader:
         source: str = "",
         types: LeadTypes | None = None,
         warning: str | None = None,
+        similarity: rf.Similarity | None = None,
     ) -> None:
         self.model = model
         self.source = source
         self.types = types  # what names are, from their articles in the index
         self.warning = warning  # said with every answer: the weights stand in for others
+        self.similarity = similarity  # sentence-to-question meaning, where vectors exist
 
     @classmethod
     def for_index(cls, index_dir: Path | None) -> Reader:
         """The index's own weights; the shipped ones, with a warning, while the index's
         were fitted by another version (an upgrade must not stop every question)."""
+        from scim_edge.sentence_similarity import SentenceSimilarity
+
         path = weights_path(index_dir)
         types = LeadTypes.for_index(index_dir) if index_dir is not None else None
         shipped = default_weights_path()
         try:
-            return cls(load_weights(path), str(path), types)
+            model, source, note = load_weights(path), str(path), None
         except OutdatedReader as e:
             if path == shipped:
                 raise
             note = f"{e}: using the shipped reader until `scim-edge practice` refits it"
-            return cls(load_weights(shipped), str(shipped), types, note)
+            model, source = load_weights(shipped), str(shipped)
+        return cls(model, source, types, note, SentenceSimilarity.for_index(index_dir))
 
     def read(
         self,
@@ -176,7 +181,7 @@ class Reader:
         """The best candidate; spans whose normalised text is in `exclude` (answers a
         Critic rejected) are never picked."""
         q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
-        cands = rf.candidates(q, passages, self.types)
+        cands = rf.candidates(q, passages, self.types, self.similarity)
         banned = {rf.normalise(x) for x in exclude}
         cands = [c for c in cands if rf.normalise(c.text) not in banned]
         if not cands:

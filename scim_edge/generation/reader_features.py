@@ -13,7 +13,9 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - whether the span's own head word is the kind the question asks for ("which battle":
   "Battle of Segesvár");
 - for a name with its own article in the index, what its lead says it is (`lead_types`):
-  "Mauritania is a country…" fits "Which country…", "Russia" does not fit "which river".
+  "Mauritania is a country…" fits "Which country…", "Russia" does not fit "which river";
+- where the index has MiniLM vectors, how close the sentence is to the question in meaning
+  (`sentence_similarity`), which word overlap misses when the sentence rewords it.
 
 `candidates(question, passages)` returns every span of the top passages' sentences with its
 vector; `FEATURES` names the columns, in order, for the weights file.
@@ -24,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -108,6 +110,10 @@ _LOCAL = (
     # a person asked for, and the name's lead calls its subject "it" (a work, a place);
     # a lead with no pronouns says neither (`lead_types._pronoun_verdict`)
     "person_q_lead_says_it",
+    # MiniLM cosine of the span's sentence to the question, and its gap to the pool's most
+    # similar sentence (`sentence_similarity`; zero where the index has no vectors)
+    "sent_sim",
+    "sent_sim_gap",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -344,6 +350,8 @@ class _Pool:
     surnames: Counter[str] = field(default_factory=Counter)
     surname_passages: dict[str, set[str]] = field(default_factory=dict)
     types: LeadTypes | None = None
+    # sentence -> (cosine to the question, minus the best sentence's), where vectors exist
+    similarity: dict[str, tuple[float, float]] = field(default_factory=dict)
 
     def agreement(self, sp: Span, key: str) -> tuple[int, int]:
         """(sentences, passages) stating this answer: its own text, or for a name its
@@ -370,6 +378,8 @@ class _Pool:
 
 
 _Raw = tuple[Span, str, Passage, int, frozenset[str]]
+# (question, sentences) -> cosine of each sentence to the question
+Similarity = Callable[[str, Sequence[str]], np.ndarray]
 
 
 def _sentences(passages: Sequence[Passage], types: LeadTypes | None):
@@ -385,8 +395,22 @@ def _sentences(passages: Sequence[Passage], types: LeadTypes | None):
     return top, sents
 
 
+def _similarities(
+    q: QuestionInfo, sentences: list[str], similarity: Similarity | None
+) -> dict[str, tuple[float, float]]:
+    if similarity is None or not sentences:
+        return {}
+    unique = list(dict.fromkeys(sentences))
+    sims = [float(x) for x in similarity(q.text, unique)]
+    best = max(sims)
+    return {s: (x, x - best) for s, x in zip(unique, sims, strict=True)}
+
+
 def _collect(
-    q: QuestionInfo, passages: Sequence[Passage], types: LeadTypes | None = None
+    q: QuestionInfo,
+    passages: Sequence[Passage],
+    types: LeadTypes | None = None,
+    similarity: Similarity | None = None,
 ) -> tuple[list[_Raw], _Pool] | None:
     """The candidate spans of the passages (typed filtering applied) and their pool."""
     top, sents = _sentences(passages, types)
@@ -399,8 +423,8 @@ def _collect(
     idf = {w: math.log(1 + len(sents) / (1 + df[w])) for w in q.stems}
     pool = _Pool(q, idf, sum(idf.values()) or 1.0,
                  max((p.score for p in top), default=0.0) or 1.0, Counter(), {},
-                 " ".join(w.lower() for w in tu.words(q.text)), {}, {},
-                 types=types)  # fmt: skip
+                 " ".join(w.lower() for w in tu.words(q.text)), {}, {}, types=types,
+                 similarity=_similarities(q, [s for _, _, s in sents], similarity))  # fmt: skip
     raw: list[_Raw] = []
     for (rank, p, s), st in zip(sents, stems, strict=True):
         for sp in sentence_spans(s):
@@ -434,6 +458,8 @@ def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[
         "sent_overlap": len(matched) / max(1, len(q.stems)),
         "sentence_long": float(len(words) > 40),
     }
+    if sentence in pool.similarity:
+        f["sent_sim"], f["sent_sim_gap"] = pool.similarity[sentence]
     anchors = [k for k, (_, _, w) in enumerate(words) if w in q.stems]
     inside = [k for k, (a, b, _) in enumerate(words) if a >= sp.start and b <= sp.end]
     if inside:
@@ -539,17 +565,22 @@ def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None, ends_head: bool) ->
 
 
 def candidates(
-    question: str | QuestionInfo, passages: Sequence[Passage], types: LeadTypes | None = None
+    question: str | QuestionInfo,
+    passages: Sequence[Passage],
+    types: LeadTypes | None = None,
+    similarity: Similarity | None = None,
 ) -> list[Candidate]:
     """Every candidate span in the top passages' sentences, each with its feature vector.
 
     Spans whose content words all occur in the question are left out: the reader never
     answers with what the user already said. `types` looks names up in the index (their
-    article's definition); without it, only the leads among `passages` are known."""
+    article's definition); without it, only the leads among `passages` are known.
+    `similarity` (`sentence_similarity`, where the index has vectors) measures each
+    sentence against the question in meaning."""
     q = question if isinstance(question, QuestionInfo) else analyse(question)
     if types is None:
         types = LeadTypes.of_passages(passages)
-    collected = _collect(q, passages, types)
+    collected = _collect(q, passages, types, similarity)
     if collected is None:
         return []
     raw, pool = collected

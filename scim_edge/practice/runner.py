@@ -57,6 +57,7 @@ from scim_edge.practice.questions import (
     comparison_pairs,
     pairs_from_passages,
 )
+from scim_edge.sentence_similarity import SentenceSimilarity
 from scim_edge.settings import Settings
 
 MIN_PAIRS = 50
@@ -84,7 +85,9 @@ class PracticeResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def _params(opts: PracticeOptions, retriever: Any, settings: Settings) -> dict[str, Any]:
+def _params(
+    opts: PracticeOptions, retriever: Any, settings: Settings, similarity: Any = None
+) -> dict[str, Any]:
     return {
         "format": store.FORMAT_VERSION,
         "questions": opts.questions,
@@ -96,6 +99,8 @@ def _params(opts: PracticeOptions, retriever: Any, settings: Settings) -> dict[s
         ),
         # the reader's and the Critic's: traces made for other features are not resumed
         "features": features_key(),
+        # the reader's sentence similarity: vectors added since make other features
+        "sentence_similarity": getattr(similarity, "name", "") if similarity else "",
         "k1": settings.k1,
         "k2": settings.k2,
         "candidates": settings.candidates,
@@ -151,10 +156,11 @@ def reader_examples(
     pairs: Sequence[PracticePair],
     settings: Settings,
     types: LeadTypes | None = None,
+    similarity: rf.Similarity | None = None,
 ) -> dict[str, np.ndarray]:
     """Feature rows, labels and group sizes for `pairs` (pass 1): the first k1 and k_max
-    passages, and k_max without the source passage when the search found it; `types` as
-    the reader will have them when it answers."""
+    passages, and k_max without the source passage when the search found it; `types` and
+    `similarity` as the reader will have them when it answers."""
     rows: list[np.ndarray] = []
     labels: list[np.ndarray] = []
     sizes: list[int] = []
@@ -171,7 +177,7 @@ def reader_examples(
             groups.append([p for p in found if p.doc_id != pair.doc_id][:k_max])
         for group in groups:
             passages = order_passages(pair.question, group)
-            cands = rf.candidates(pair.question, passages, types)
+            cands = rf.candidates(pair.question, passages, types, similarity)
             y = _label(cands, pair.answer)
             sizes.append(len(cands))
             pair_index.append(i)
@@ -313,12 +319,13 @@ def _reader_pass(
     report: Progress,
     types: LeadTypes,
     pool: _Pool | None = None,
+    similarity: rf.Similarity | None = None,
 ) -> dict[str, np.ndarray]:
     """Pass 1, chunk by chunk (a finished chunk is never redone)."""
     paths = [part / f"reader-{n:04d}.npz" for n in range(len(_chunks(len(pairs))))]
 
     def make(path: Path, a: int, b: int) -> None:
-        _save_arrays(path, reader_examples(retriever, pairs[a:b], settings, types))
+        _save_arrays(path, reader_examples(retriever, pairs[a:b], settings, types, similarity))
 
     chunks = _run_chunks(paths, pairs, _load_arrays, make, "reader examples", report, pool,
                          _pool_reader_chunk, settings)  # fmt: skip
@@ -442,14 +449,17 @@ def _pool_init(settings: Settings, index_dir: Path, reader: dict[str, Any] | Non
 
     engine = Engine.open(settings)
     types = LeadTypes.for_index(index_dir)
+    similarity = SentenceSimilarity.for_index(index_dir, threads=1)  # one core per worker
     if reader is not None and hasattr(engine.generator, "use_reader"):
-        engine.generator.use_reader(Reader(LinearModel.from_dict(reader), "practice", types))
-    _WORKER.update(engine=engine, types=types)
+        model = LinearModel.from_dict(reader)
+        engine.generator.use_reader(Reader(model, "practice", types, similarity=similarity))
+    _WORKER.update(engine=engine, types=types, similarity=similarity)
 
 
 def _pool_reader_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
     engine = _WORKER["engine"]
-    _save_arrays(path, reader_examples(engine.retriever, pairs, settings, _WORKER["types"]))
+    _save_arrays(path, reader_examples(engine.retriever, pairs, settings, _WORKER["types"],
+                                       _WORKER["similarity"]))  # fmt: skip
 
 
 def _pool_trace_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
@@ -477,25 +487,28 @@ def _passes(
     types: LeadTypes,
     pool: _Pool | None,
     timings: dict[str, float],
+    similarity: rf.Similarity | None = None,
 ) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
     """Reader examples, the reader's fit, and the loop traces with the fitted reader."""
     settings = engine.settings
     retriever = engine.retriever
     t1 = time.perf_counter()
-    data = _reader_pass(part, retriever, pairs, settings, report, types, pool)
+    data = _reader_pass(part, retriever, pairs, settings, report, types, pool, similarity)
     timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
 
     t2 = time.perf_counter()
     fitted, reader_figures = fit_reader(data, pairs)
     fitted.meta = {"trained_on": "self-practice", "index": retriever.name,
-                   "pairs": len(pairs), "seed": opts.seed, **reader_figures}  # fmt: skip
+                   "pairs": len(pairs), "seed": opts.seed,
+                   "sentence_similarity": getattr(similarity, "name", "") if similarity else "",
+                   **reader_figures}  # fmt: skip
     # the traces are run with the weights as published (rounded), here and in any worker
     model = LinearModel.from_dict(fitted.to_dict())
     timings["reader_fit_s"] = round(time.perf_counter() - t2, 2)
 
     t3 = time.perf_counter()
     if hasattr(engine.generator, "use_reader"):
-        engine.generator.use_reader(Reader(model, "practice", types))
+        engine.generator.use_reader(Reader(model, "practice", types, similarity=similarity))
     loop_settings = _loop_settings(settings, opts)
     # The traces are what a Critic learns from: no Critic may judge them, so a stale or
     # missing one cannot change or stop them.
@@ -525,15 +538,16 @@ def run_practice(
     t0 = time.perf_counter()
     if retriever.passage_count == 0:
         raise UserError("the index has no passages to practise on", hint="rebuild it from a dump")
-    params = _params(opts, retriever, settings)
-    part = store.open_partial(index_dir, params)
     types = LeadTypes.for_index(index_dir)  # one cache for the questions and the reader
+    similarity = SentenceSimilarity.for_index(index_dir)
+    params = _params(opts, retriever, settings, similarity)
+    part = store.open_partial(index_dir, params)
     pairs, pairs_file = _make_pairs(part, retriever, opts, report, types)
     timings["questions_s"] = round(time.perf_counter() - t0, 2)
     pool = _Pool(opts.workers, settings, Path(index_dir)) if opts.workers > 1 else None
     try:
         model, reader_figures, rows = _passes(engine, part, pairs, opts, report, types, pool,
-                                              timings)  # fmt: skip
+                                              timings, similarity)  # fmt: skip
     except BaseException:
         if pool is not None:
             pool.close(cancel=True)  # running chunks finish their own files; no new ones
@@ -574,7 +588,7 @@ def run_practice(
             "heldout": sum(p.split == "heldout" for p in pairs),
         },  # fmt: skip
         "rounds": len(rows),
-        "reader": reader_figures,
+        "reader": {**reader_figures, "sentence_similarity": params["sentence_similarity"]},
         "heldout_round1": _summary(rows),
         "critic": critic_figures,
         "timings": timings,
