@@ -1,0 +1,101 @@
+"""What the reader's sentence similarity costs per round, on an index with MiniLM vectors.
+
+    python benchmarks/bench_sentence_similarity.py --index NAME \
+        [--qa benchmarks/dev_vital.jsonl] [--out benchmarks/results/sentence_similarity.json]
+
+NAME is an index with passage vectors (`scim-edge build-index --embeddings all-MiniLM-L6-v2
+--name NAME`) whose model is installed. For every question of the QA file it retrieves the
+loops' first-round passages (BM25, ranked as the loops rank them), reads them once to warm
+every other cache, then times one reading three ways: without the similarity (the floor),
+with it and an empty sentence cache (a new question), and with it again (a later round,
+whose sentences are cached). Reports medians and the ratios to the floor, and how often
+the pick differs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--index", required=True)
+    ap.add_argument("--qa", type=Path, default=ROOT / "benchmarks" / "dev_vital.jsonl")
+    out = ROOT / "benchmarks" / "results" / "sentence_similarity.json"
+    ap.add_argument("--out", type=Path, default=out)
+    a = ap.parse_args(argv)
+
+    from scim_edge import query_formulation as qf
+    from scim_edge.generation.prompting import order_passages
+    from scim_edge.generation.reader import Reader
+    from scim_edge.paths import indexes_dir
+    from scim_edge.retrieval import BM25Retriever
+    from scim_edge.sentence_similarity import SentenceSimilarity
+    from scim_edge.settings import Settings
+
+    directory = indexes_dir() / a.index
+    similarity = SentenceSimilarity.for_index(directory)
+    if similarity is None:
+        print(f"index {a.index} has no passage vectors whose model is installed", file=sys.stderr)
+        return 2
+    settings = Settings(model="extractive")
+    bm25 = BM25Retriever.open(directory)
+    plain = Reader.for_index(directory)
+    plain.similarity = None
+    measured = Reader(plain.model, plain.source, plain.types, similarity=similarity)
+    questions = [json.loads(x)["question"] for x in a.qa.read_text("utf-8").splitlines() if x]
+    floor, cold, warm, sentences, differ = [], [], [], [], 0
+    for q in questions:
+        found = qf.retrieve(bm25, qf.initial(q), settings.k1, set(), settings.candidates, q)
+        passages = order_passages(q, found)
+        plain.read(q, passages)  # every other cache warm: the timings differ by similarity
+        t0 = time.perf_counter()
+        base = plain.read(q, passages)
+        t1 = time.perf_counter()
+        similarity._cache.clear()
+        first = measured.read(q, passages)
+        t2 = time.perf_counter()
+        measured.read(q, passages)
+        t3 = time.perf_counter()
+        floor.append((t1 - t0) * 1000)
+        cold.append((t2 - t1) * 1000)
+        warm.append((t3 - t2) * 1000)
+        sentences.append(len(similarity._cache) - 1)  # less the question
+        pick = lambda r: r.candidate.text if r.candidate else ""  # noqa: E731
+        differ += pick(base) != pick(first)
+    med = statistics.median
+    result = {
+        "benchmark": "sentence_similarity",
+        "index": a.index,
+        "model": similarity.name,
+        "questions": len(questions),
+        "sentences_per_round_median": med(sentences),
+        "read_ms_median": {
+            "without": round(med(floor), 2),
+            "new_question": round(med(cold), 2),
+            "later_round": round(med(warm), 2),
+        },  # fmt: skip
+        "ratio_to_without": {
+            "new_question": round(med(cold) / med(floor), 2),
+            "later_round": round(med(warm) / med(floor), 2),
+        },  # fmt: skip
+        "picks_changed": differ,
+        "note": "the reader's own weights for the index: with the shipped ones (fitted without "
+        "vectors) the similarity has no weight and no pick changes",
+    }
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    a.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
