@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     from scim_edge.settings import Settings
 
     directory = indexes_dir() / a.index
+    if not a.index or not directory.is_dir():
+        print(f"no index named {a.index!r} in {indexes_dir()}", file=sys.stderr)
+        return 2
     similarity = SentenceSimilarity.for_index(directory)
     if similarity is None:
         print(f"index {a.index} has no passage vectors whose model is installed", file=sys.stderr)
