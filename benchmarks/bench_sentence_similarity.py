@@ -14,47 +14,26 @@ the pick differs.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--index", required=True)
-    ap.add_argument("--qa", type=Path, default=ROOT / "benchmarks" / "dev_vital.jsonl")
-    out = ROOT / "benchmarks" / "results" / "sentence_similarity.json"
-    ap.add_argument("--out", type=Path, default=out)
-    a = ap.parse_args(argv)
-
+def _time_readings(questions: list[str], bm25: Any, plain: Any, measured: Any) -> tuple:
+    """Per question: ms without the similarity, with it from cold, with it cached; the
+    sentences it embedded; and how many picks it changed."""
     from scim_edge import query_formulation as qf
     from scim_edge.generation.prompting import order_passages
-    from scim_edge.generation.reader import Reader
-    from scim_edge.paths import indexes_dir
-    from scim_edge.retrieval import BM25Retriever
-    from scim_edge.sentence_similarity import SentenceSimilarity
     from scim_edge.settings import Settings
 
-    directory = indexes_dir() / a.index
-    if not a.index or not directory.is_dir():
-        print(f"no index named {a.index!r} in {indexes_dir()}", file=sys.stderr)
-        return 2
-    similarity = SentenceSimilarity.for_index(directory)
-    if similarity is None:
-        print(f"index {a.index} has no passage vectors whose model is installed", file=sys.stderr)
-        return 2
     settings = Settings(model="extractive")
-    bm25 = BM25Retriever.open(directory)
-    plain = Reader.for_index(directory)
-    plain.similarity = None
-    measured = Reader(plain.model, plain.source, plain.types, similarity=similarity)
-    questions = [json.loads(x)["question"] for x in a.qa.read_text("utf-8").splitlines() if x]
+    similarity = measured.similarity
     floor, cold, warm, sentences, differ = [], [], [], [], 0
     for q in questions:
         found = qf.retrieve(bm25, qf.initial(q), settings.k1, set(), settings.candidates, q)
@@ -63,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         base = plain.read(q, passages)
         t1 = time.perf_counter()
-        similarity._cache.clear()
+        similarity.forget()
         first = measured.read(q, passages)
         t2 = time.perf_counter()
         measured.read(q, passages)
@@ -71,9 +50,46 @@ def main(argv: list[str] | None = None) -> int:
         floor.append((t1 - t0) * 1000)
         cold.append((t2 - t1) * 1000)
         warm.append((t3 - t2) * 1000)
-        sentences.append(len(similarity._cache) - 1)  # less the question
+        sentences.append(similarity.cached() - 1)  # less the question
         pick = lambda r: r.candidate.text if r.candidate else ""  # noqa: E731
         differ += pick(base) != pick(first)
+    return floor, cold, warm, sentences, differ
+
+
+def main(argv: list[str] | None = None) -> int:
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty
+
+    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--index", required=True, type=nonempty)
+    ap.add_argument("--qa", type=Path, default=ROOT / "benchmarks" / "dev_vital.jsonl")
+    out = ROOT / "benchmarks" / "results" / "sentence_similarity.json"
+    ap.add_argument("--out", type=Path, default=out)
+    a = ap.parse_args(argv)
+
+    from scim_edge import atomic
+    from scim_edge.errors import UserError
+    from scim_edge.evaluation.qa_io import load_qa
+    from scim_edge.generation.reader import Reader
+    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
+    from scim_edge.sentence_similarity import SentenceSimilarity
+
+    try:
+        directory = resolve_index_dir(a.index)
+        bm25 = BM25Retriever.open(directory)
+        questions = [item.question for item in load_qa(a.qa)]
+        plain = Reader.for_index(directory)
+    except UserError as e:
+        print(f"error: {e.one_line()}", file=sys.stderr)
+        return e.exit_code
+    similarity = SentenceSimilarity.for_index(directory)
+    if similarity is None:
+        print(f"error: index {directory.name} has no passage vectors whose model is installed",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    plain.similarity = None
+    measured = Reader(plain.model, plain.source, plain.types, similarity=similarity)
+    floor, cold, warm, sentences, differ = _time_readings(questions, bm25, plain, measured)
     med = statistics.median
     result = {
         "benchmark": "sentence_similarity",
@@ -95,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         "vectors) the similarity has no weight and no pick changes",
     }
     a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    atomic.write_text(a.out, json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
     return 0
 

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from scim_edge import embeddings as emb
+
 CACHE_SENTENCES = 20_000
 
 
@@ -41,14 +43,12 @@ class SentenceSimilarity:
         """The model that made the index's passage vectors, or None (no vectors, or the
         model is not installed: then the reader reads without this signal). `threads`:
         one per worker process where several share the cores (practice)."""
-        from scim_edge import embeddings as emb
+        from scim_edge.settings import Settings
 
         if index_dir is None or not emb.has_embeddings(Path(index_dir)):
             return None
         try:
             stored = emb.open_embeddings(Path(index_dir))
-            from scim_edge.settings import Settings
-
             model, name = emb.load_embedding_model(
                 Settings(),
                 None,
@@ -61,12 +61,19 @@ class SentenceSimilarity:
             return None
         return cls(model, name)
 
+    def cached(self) -> int:
+        """How many texts (sentences and questions) have their vectors kept (not `__len__`:
+        an empty cache must not make the measure falsy)."""
+        return len(self._cache)
+
+    def forget(self) -> None:
+        """Drop every kept vector (a benchmark's cold start)."""
+        self._cache.clear()
+
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if missing:
-            from scim_edge.embeddings import embed_texts
-
-            for t, v in zip(missing, embed_texts(self.model, missing), strict=True):
+            for t, v in zip(missing, emb.embed_texts(self.model, missing), strict=True):
                 self._cache[t] = v
         out = np.stack([self._cache[t] for t in texts])
         for t in texts:  # least recently used first out

@@ -100,13 +100,18 @@ def _params(
         # the reader's and the Critic's: traces made for other features are not resumed
         "features": features_key(),
         # the reader's sentence similarity: vectors added since make other features
-        "sentence_similarity": getattr(similarity, "name", "") if similarity else "",
+        "sentence_similarity": similarity_name(similarity),
         "k1": settings.k1,
         "k2": settings.k2,
         "candidates": settings.candidates,
         "hide_source": HIDE_SOURCE_SHARE,
         "comparisons": COMPARISON_SHARE,
     }
+
+
+def similarity_name(similarity: Any) -> str:
+    """The model behind the reader's sentence similarity, "" without one."""
+    return str(getattr(similarity, "name", "")) if similarity is not None else ""
 
 
 def features_key() -> str:
@@ -500,7 +505,7 @@ def _passes(
     fitted, reader_figures = fit_reader(data, pairs)
     fitted.meta = {"trained_on": "self-practice", "index": retriever.name,
                    "pairs": len(pairs), "seed": opts.seed,
-                   "sentence_similarity": getattr(similarity, "name", "") if similarity else "",
+                   "sentence_similarity": similarity_name(similarity),
                    **reader_figures}  # fmt: skip
     # the traces are run with the weights as published (rounded), here and in any worker
     model = LinearModel.from_dict(fitted.to_dict())
