@@ -119,6 +119,11 @@ def test_manifest_reports_held_out_figures(practised):
     assert 0.0 <= m["reader"]["heldout_top1_given_present"] <= 1.0
 
 
+def test_the_reader_keeps_the_given_names_of_the_index(practised):
+    reader = store.read_json(store.practice_dir(practised) / "reader.json")
+    assert "aldous" in reader["meta"]["given_names"]
+
+
 def test_the_index_reader_weights_are_used(practised):
     gen = ExtractiveGenerator()
     gen.attach_index(practised)

@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
           f"{m['pairs']['heldout']} held out), {m['rounds']} loop rounds")  # fmt: skip
     print(f"  reader         held-out top-1 {reader.get('heldout_top1_given_present', 0):.1%} "
           f"when the answer is among the candidates")  # fmt: skip
+    if reader.get("given_names"):
+        print(f"                 {reader['given_names']} given names read from the index's "
+              f"articles about people")  # fmt: skip
     if reader.get("sentence_similarity"):
         print(f"                 sentences measured against the question with "
               f"{reader['sentence_similarity']} (the index's vectors)")  # fmt: skip

@@ -28,6 +28,7 @@ from scim_edge.linear import LinearModel
 from scim_edge.types import Passage
 
 WEIGHTS_FILE = "reader.json"
+NAMES_KEY = "given_names"  # the weights' meta keeps the given names practice read
 PRACTICE_DIR = "practice"
 # Which span kinds answer which question kinds: the Critic's "type agreement".
 TYPE_FITS = {
@@ -88,6 +89,9 @@ class _OtherFeatures(ValueError):
 def _check(model: LinearModel, where: Path | str) -> LinearModel:
     if list(model.features) != list(rf.FEATURES):
         raise _OtherFeatures("its features do not match this version of the reader")
+    names = model.meta.get(NAMES_KEY, [])
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"its {NAMES_KEY} are not a list of words")
     return model
 
 
@@ -153,6 +157,8 @@ class Reader:
         self.types = types  # what names are, from their articles in the index
         self.warning = warning  # said with every answer: the weights stand in for others
         self.similarity = similarity  # sentence-to-question meaning, where vectors exist
+        # given names of the people of the index the weights were fitted on (`given_names`)
+        self.names = frozenset(str(n) for n in model.meta.get(NAMES_KEY, ()))
 
     @classmethod
     def for_index(cls, index_dir: Path | None) -> Reader:
@@ -181,7 +187,7 @@ class Reader:
         """The best candidate; spans whose normalised text is in `exclude` (answers a
         Critic rejected) are never picked."""
         q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
-        cands = rf.candidates(q, passages, self.types, self.similarity)
+        cands = rf.candidates(q, passages, self.types, self.similarity, self.names)
         banned = {rf.normalise(x) for x in exclude}
         cands = [c for c in cands if rf.normalise(c.text) not in banned]
         if not cands:

@@ -15,7 +15,9 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - for a name with its own article in the index, what its lead says it is (`lead_types`):
   "Mauritania is a country…" fits "Which country…", "Russia" does not fit "which river";
 - where the index has MiniLM vectors, how close the sentence is to the question in meaning
-  (`sentence_similarity`), which word overlap misses when the sentence rewords it.
+  (`sentence_similarity`), which word overlap misses when the sentence rewords it;
+- whether a name starts with a given name of the index's people (`given_names`), which
+  capitalisation alone cannot tell ("Neil Armstrong", not "Big Tech").
 
 `candidates(question, passages)` returns every span of the top passages' sentences with its
 vector; `FEATURES` names the columns, in order, for the weights file.
@@ -114,6 +116,10 @@ _LOCAL = (
     # similar sentence (`sentence_similarity`; zero where the index has no vectors)
     "sent_sim",
     "sent_sim_gap",
+    # the name starts with a given name of the index's people (`given_names`): "Neil
+    # Armstrong" is a person's name, "Big Tech" and "Western Europe" are not
+    "given_name",
+    "person_q_given_name",
 )
 FEATURES: tuple[str, ...] = tuple(f"type:{q}:{k}" for q in QUESTION_KINDS for k in KINDS) + _LOCAL
 _COLUMN = {name: FEATURES.index(name) for name in _LOCAL}
@@ -316,6 +322,13 @@ def person_like(span: Span) -> bool:
     return span.before == "by" or 2 <= len(words) <= 4
 
 
+def starts_with_given_name(span: Span, names: frozenset[str]) -> bool:
+    """A name of two words or more whose first word is one of `names` (lower-case given
+    names of the index's people, `given_names`)."""
+    words = span.text.split()
+    return span.kind == "entity" and len(words) > 1 and words[0].lower() in names
+
+
 def surname(span: Span) -> str:
     """The last word of a name, lower-cased ("" for other spans): what a later mention of
     the same person keeps."""
@@ -352,6 +365,9 @@ class _Pool:
     types: LeadTypes | None = None
     # sentence -> (cosine to the question, minus the best sentence's), where vectors exist
     similarity: dict[str, tuple[float, float]] = field(default_factory=dict)
+    names: frozenset[str] = frozenset()  # given names of the index's people (lower case)
+    # surnames of the candidates that start with one: "Orwell" said alone is George Orwell's
+    given_surnames: frozenset[str] = frozenset()
 
     def agreement(self, sp: Span, key: str) -> tuple[int, int]:
         """(sentences, passages) stating this answer: its own text, or for a name its
@@ -411,6 +427,7 @@ def _collect(
     passages: Sequence[Passage],
     types: LeadTypes | None = None,
     similarity: Similarity | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> tuple[list[_Raw], _Pool] | None:
     """The candidate spans of the passages (typed filtering applied) and their pool."""
     top, sents = _sentences(passages, types)
@@ -424,7 +441,8 @@ def _collect(
     pool = _Pool(q, idf, sum(idf.values()) or 1.0,
                  max((p.score for p in top), default=0.0) or 1.0, Counter(), {},
                  " ".join(w.lower() for w in tu.words(q.text)), {}, {}, types=types,
-                 similarity=_similarities(q, [s for _, _, s in sents], similarity))  # fmt: skip
+                 similarity=_similarities(q, [s for _, _, s in sents], similarity),
+                 names=names)  # fmt: skip
     raw: list[_Raw] = []
     for (rank, p, s), st in zip(sents, stems, strict=True):
         for sp in sentence_spans(s):
@@ -435,6 +453,9 @@ def _collect(
             pool.span_sentences[key] += 1
             pool.span_passages.setdefault(key, set()).add(p.doc_id)
     full_names = {surname(r[0]) for r in raw if person_like(r[0]) and len(r[0].text.split()) > 1}
+    pool.given_surnames = frozenset(
+        surname(r[0]) for r in raw if starts_with_given_name(r[0], names)
+    )
     for sp, _, p, _, _ in raw:
         last = surname(sp)
         if last in full_names:
@@ -515,6 +536,9 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     lead_person = lead is not None and lead.person  # "Rumi", "Vivaldi": one-word names
     person = person_like(sp) or (len(sp_words) == 1 and surname(sp) in pool.surnames) or lead_person
     place = place_like(sp)
+    given = starts_with_given_name(sp, pool.names) or (
+        len(sp_words) == 1 and surname(sp) in pool.given_surnames
+    )
     return {
         "span_q_share": sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words)),
         "head_ends_span": float(_head_is_span_head(q, sp)),
@@ -540,6 +564,8 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
         "person_q_person_like": float(q.kind == "person" and person),
         "place_q_place_like": float(q.kind == "place" and place),
         "person_q_not_person": float(q.kind == "person" and not person),
+        "given_name": float(given),
+        "person_q_given_name": float(q.kind == "person" and given),
     }
 
 
@@ -569,6 +595,7 @@ def candidates(
     passages: Sequence[Passage],
     types: LeadTypes | None = None,
     similarity: Similarity | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> list[Candidate]:
     """Every candidate span in the top passages' sentences, each with its feature vector.
 
@@ -576,11 +603,12 @@ def candidates(
     answers with what the user already said. `types` looks names up in the index (their
     article's definition); without it, only the leads among `passages` are known.
     `similarity` (`sentence_similarity`, where the index has vectors) measures each
-    sentence against the question in meaning."""
+    sentence against the question in meaning. `names` are the given names of the index's
+    people (`given_names`)."""
     q = question if isinstance(question, QuestionInfo) else analyse(question)
     if types is None:
         types = LeadTypes.of_passages(passages)
-    collected = _collect(q, passages, types, similarity)
+    collected = _collect(q, passages, types, similarity, names)
     if collected is None:
         return []
     raw, pool = collected

@@ -38,6 +38,7 @@ from scim_edge import textutil as tu
 from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.generation.reader_features import normalise, person_like, place_like
 from scim_edge.generation.spans import Span, is_demonym, sentence_spans, span_head
+from scim_edge.given_names import is_person
 from scim_edge.lead_types import LeadTypes
 from scim_edge.quality import well_formed
 from scim_edge.query_formulation import is_boilerplate
@@ -75,9 +76,13 @@ class PracticePair:
         return asdict(self)
 
 
-def wh_phrase(span: Span, sentence: str, type_word: str = "") -> tuple[str, bool]:
+def wh_phrase(
+    span: Span, sentence: str, type_word: str = "", person: bool | None = None
+) -> tuple[str, bool]:
     """(wh-phrase, drop the preposition before the span); `type_word` ("city") asks for
-    an entity by its type: "in which city", "which poet"."""
+    an entity by its type: "in which city", "which poet". `person` says whether the name
+    is a person's, as the index knows it (`given_names.is_person`); by default the
+    capitalisation rule (`person_like`) guesses."""
     if span.kind in ("entity", "np") and type_word:
         if span.before in _PLACE_PREPS:
             return f"{span.before} which {type_word}", True
@@ -92,7 +97,7 @@ def wh_phrase(span: Span, sentence: str, type_word: str = "") -> tuple[str, bool
             return f"how many {span.unit}", False
         return "how much", False
     if span.kind == "entity":
-        if person_like(span):
+        if person_like(span) if person is None else person:
             return "who", span.before == "by"
         if place_like(span) and span.before in _PLACE_PREPS:
             return "where", True
@@ -106,10 +111,15 @@ def _window(words: list[str], lo: int, hi: int, rng: random.Random) -> tuple[int
 
 
 def make_question(
-    sentence: str, span: Span, title: str, rng: random.Random, type_word: str = ""
+    sentence: str,
+    span: Span,
+    title: str,
+    rng: random.Random,
+    type_word: str = "",
+    person: bool | None = None,
 ) -> str | None:
     """One noisy, reordered cloze question for `span` of `sentence`, or None."""
-    wh, drop_prep = wh_phrase(span, sentence, type_word)
+    wh, drop_prep = wh_phrase(span, sentence, type_word, person)
     head = sentence[: span.start].rstrip()
     tail = sentence[span.end :].lstrip()
     if drop_prep and head.split():
@@ -233,9 +243,11 @@ def pairs_from_passages(
     seed: int,
     heldout: float = 0.2,
     types: LeadTypes | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> list[PracticePair]:
     """Up to `n` pairs, at most two per passage, from passages in the order given; with
-    `types`, some names are asked for by the type their article gives them."""
+    `types`, some names are asked for by the type their article gives them; with `names`
+    (the index's given names), "who" asks only for names the index knows are people's."""
     rng = random.Random(seed)
     out: list[PracticePair] = []
     common: Counter[str] = Counter()  # words the index writes in lower case, so far
@@ -253,7 +265,8 @@ def pairs_from_passages(
             if span is None:
                 continue
             type_word = _type_word(span, types, rng, common)
-            question = make_question(sent, span, p.title, rng, type_word)
+            person = is_person(span, types, names) if names else None
+            question = make_question(sent, span, p.title, rng, type_word, person)
             if question is None:
                 continue
             split = "heldout" if rng.random() < heldout else "train"

@@ -46,8 +46,9 @@ from scim_edge.errors import UserError
 from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
-from scim_edge.generation.reader import Reader
+from scim_edge.generation.reader import NAMES_KEY, Reader
 from scim_edge.generation.support import support_sentence
+from scim_edge.given_names import given_names
 from scim_edge.lead_types import LeadTypes
 from scim_edge.linear import LinearModel, fit_grouped_softmax, group_softmax
 from scim_edge.practice import store
@@ -162,10 +163,11 @@ def reader_examples(
     settings: Settings,
     types: LeadTypes | None = None,
     similarity: rf.Similarity | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> dict[str, np.ndarray]:
     """Feature rows, labels and group sizes for `pairs` (pass 1): the first k1 and k_max
-    passages, and k_max without the source passage when the search found it; `types` and
-    `similarity` as the reader will have them when it answers."""
+    passages, and k_max without the source passage when the search found it; `types`,
+    `similarity` and `names` as the reader will have them when it answers."""
     rows: list[np.ndarray] = []
     labels: list[np.ndarray] = []
     sizes: list[int] = []
@@ -182,7 +184,7 @@ def reader_examples(
             groups.append([p for p in found if p.doc_id != pair.doc_id][:k_max])
         for group in groups:
             passages = order_passages(pair.question, group)
-            cands = rf.candidates(pair.question, passages, types, similarity)
+            cands = rf.candidates(pair.question, passages, types, similarity, names)
             y = _label(cands, pair.answer)
             sizes.append(len(cands))
             pair_index.append(i)
@@ -295,7 +297,12 @@ def _chunks(n: int) -> list[tuple[int, int]]:
 
 
 def _make_pairs(
-    part: Path, retriever: Any, opts: PracticeOptions, report: Progress, types: LeadTypes
+    part: Path,
+    retriever: Any,
+    opts: PracticeOptions,
+    report: Progress,
+    types: LeadTypes,
+    names: frozenset[str],
 ):
     pairs_file = part / "pairs.jsonl"
     saved = store.finished(pairs_file, lambda p: [PracticePair(**d) for d in store.read_jsonl(p)])
@@ -303,7 +310,7 @@ def _make_pairs(
         return saved, pairs_file
     report("questions", 0, opts.questions)
     pairs = pairs_from_passages(retriever.sample(opts.seed), opts.questions, opts.seed,
-                                types=types)  # fmt: skip
+                                types=types, names=names)  # fmt: skip
     if len(pairs) < MIN_PAIRS:
         raise UserError(
             f"the index yields only {len(pairs)} practice questions; at least {MIN_PAIRS} "
@@ -325,12 +332,14 @@ def _reader_pass(
     types: LeadTypes,
     pool: _Pool | None = None,
     similarity: rf.Similarity | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> dict[str, np.ndarray]:
     """Pass 1, chunk by chunk (a finished chunk is never redone)."""
     paths = [part / f"reader-{n:04d}.npz" for n in range(len(_chunks(len(pairs))))]
 
     def make(path: Path, a: int, b: int) -> None:
-        _save_arrays(path, reader_examples(retriever, pairs[a:b], settings, types, similarity))
+        data = reader_examples(retriever, pairs[a:b], settings, types, similarity, names)
+        _save_arrays(path, data)
 
     chunks = _run_chunks(paths, pairs, _load_arrays, make, "reader examples", report, pool,
                          _pool_reader_chunk, settings)  # fmt: skip
@@ -415,10 +424,13 @@ class _Pool:
     the trace pass, the fitted reader) itself, so the chunks run on every core and give
     the same files as one process would; a chunk's file is written by its worker."""
 
-    def __init__(self, workers: int, settings: Settings, index_dir: Path) -> None:
+    def __init__(
+        self, workers: int, settings: Settings, index_dir: Path, names: frozenset[str]
+    ) -> None:
         self.workers = workers
         self.settings = settings
         self.index_dir = index_dir
+        self.names = names
         self._executor: ProcessPoolExecutor | None = None
         self._reader: dict[str, Any] | None = None
 
@@ -430,7 +442,7 @@ class _Pool:
     def map(self, fn: Callable[..., None], jobs: list[tuple], sizes: list[int]) -> Iterator[int]:
         """Run `fn(*job)` for every job; yield each finished job's size."""
         if self._executor is None:
-            init = (self.settings, self.index_dir, self._reader)
+            init = (self.settings, self.index_dir, self._reader, self.names)
             spawn = multiprocessing.get_context("spawn")  # no forked index handles
             self._executor = ProcessPoolExecutor(self.workers, mp_context=spawn,
                                                  initializer=_pool_init, initargs=init)  # fmt: skip
@@ -449,7 +461,9 @@ class _Pool:
 _WORKER: dict[str, Any] = {}
 
 
-def _pool_init(settings: Settings, index_dir: Path, reader: dict[str, Any] | None) -> None:
+def _pool_init(
+    settings: Settings, index_dir: Path, reader: dict[str, Any] | None, names: frozenset[str]
+) -> None:
     from scim_edge.engine import Engine
 
     engine = Engine.open(settings)
@@ -458,13 +472,13 @@ def _pool_init(settings: Settings, index_dir: Path, reader: dict[str, Any] | Non
     if reader is not None and hasattr(engine.generator, "use_reader"):
         model = LinearModel.from_dict(reader)
         engine.generator.use_reader(Reader(model, "practice", types, similarity=similarity))
-    _WORKER.update(engine=engine, types=types, similarity=similarity)
+    _WORKER.update(engine=engine, types=types, similarity=similarity, names=names)
 
 
 def _pool_reader_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
     engine = _WORKER["engine"]
     _save_arrays(path, reader_examples(engine.retriever, pairs, settings, _WORKER["types"],
-                                       _WORKER["similarity"]))  # fmt: skip
+                                       _WORKER["similarity"], _WORKER["names"]))  # fmt: skip
 
 
 def _pool_trace_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
@@ -493,12 +507,14 @@ def _passes(
     pool: _Pool | None,
     timings: dict[str, float],
     similarity: rf.Similarity | None = None,
+    names: frozenset[str] = frozenset(),
 ) -> tuple[Any, dict[str, Any], list[dict[str, Any]]]:
     """Reader examples, the reader's fit, and the loop traces with the fitted reader."""
     settings = engine.settings
     retriever = engine.retriever
     t1 = time.perf_counter()
-    data = _reader_pass(part, retriever, pairs, settings, report, types, pool, similarity)
+    data = _reader_pass(part, retriever, pairs, settings, report, types, pool, similarity,
+                        names)  # fmt: skip
     timings["reader_examples_s"] = round(time.perf_counter() - t1, 2)
 
     t2 = time.perf_counter()
@@ -506,7 +522,7 @@ def _passes(
     fitted.meta = {"trained_on": "self-practice", "index": retriever.name,
                    "pairs": len(pairs), "seed": opts.seed,
                    "sentence_similarity": similarity_name(similarity),
-                   **reader_figures}  # fmt: skip
+                   **reader_figures, NAMES_KEY: sorted(names)}  # fmt: skip
     # the traces are run with the weights as published (rounded), here and in any worker
     model = LinearModel.from_dict(fitted.to_dict())
     timings["reader_fit_s"] = round(time.perf_counter() - t2, 2)
@@ -547,12 +563,13 @@ def run_practice(
     similarity = SentenceSimilarity.for_index(index_dir)
     params = _params(opts, retriever, settings, similarity)
     part = store.open_partial(index_dir, params)
-    pairs, pairs_file = _make_pairs(part, retriever, opts, report, types)
+    names = given_names(retriever.sample(opts.seed), types)  # who the index's people are
+    pairs, pairs_file = _make_pairs(part, retriever, opts, report, types, names)
     timings["questions_s"] = round(time.perf_counter() - t0, 2)
-    pool = _Pool(opts.workers, settings, Path(index_dir)) if opts.workers > 1 else None
+    pool = _Pool(opts.workers, settings, Path(index_dir), names) if opts.workers > 1 else None
     try:
         model, reader_figures, rows = _passes(engine, part, pairs, opts, report, types, pool,
-                                              timings, similarity)  # fmt: skip
+                                              timings, similarity, names)  # fmt: skip
     except BaseException:
         if pool is not None:
             pool.close(cancel=True)  # running chunks finish their own files; no new ones
@@ -593,7 +610,11 @@ def run_practice(
             "heldout": sum(p.split == "heldout" for p in pairs),
         },  # fmt: skip
         "rounds": len(rows),
-        "reader": {**reader_figures, "sentence_similarity": params["sentence_similarity"]},
+        "reader": {
+            **reader_figures,
+            "sentence_similarity": params["sentence_similarity"],
+            "given_names": len(names),
+        },  # fmt: skip
         "heldout_round1": _summary(rows),
         "critic": critic_figures,
         "timings": timings,

@@ -54,7 +54,10 @@ sentences ("Which was founded first, A or B?"; kind `choice`, ids starting with 
   five SCIM dimensions and Q, the reader's span probability, margin and raw score, type
   agreement, support overlap, the round, the new passages it brought, agreement with
   earlier rounds, retrieval scores).
-- `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`).
+- `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`); its
+  `meta.given_names` are the first words of the titles of this index's articles about
+  people, which tell the reader (and told the question maker's "who") a person's name
+  from a region's.
 - `critic.json`: the trained Critic, when `practice` trained one and it judged the held-out
   rounds better (Brier score) than the shipped Critic; otherwise the index uses the shipped
   one, and `manifest.json`'s `critic.used` says so.
