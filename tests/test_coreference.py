@@ -1,5 +1,6 @@
-"""A sentence that opens with "He", "His" or "It" is read as being about its article's
-subject, so the reader can answer from it ("Who discovered penicillin?" from "His discovery
+"""A sentence that opens with "He", "His" or "It", or whose main clause does after an
+opening phrase ("In 1928, he…"), is read as being about its article's subject, so the
+reader can answer from it ("Who discovered penicillin?" from "His discovery
 in 1928 of … penicillin")."""
 
 from __future__ import annotations
@@ -61,6 +62,29 @@ def test_without_the_article_type_the_sentence_is_left_as_written():
 def test_a_pronoun_inside_a_word_is_not_resolved():
     s = resolve_opening_pronoun("Itself a planet, Mars is red.", "Mars (planet)", _types())
     assert s == "Itself a planet, Mars is red."
+
+
+def test_the_pronoun_after_an_opening_phrase_names_the_person():
+    s = resolve_opening_pronoun("In 1928, he discovered penicillin.", "Alexander Fleming",
+                                _types())  # fmt: skip
+    assert s == "In 1928, [Alexander Fleming] discovered penicillin."
+
+
+def test_a_possessive_after_an_opening_phrase_names_the_thing():
+    s = resolve_opening_pronoun("Seen from Earth, its colour is red.", "Mars (planet)", _types())
+    assert s == "Seen from Earth, [Mars]'s colour is red."
+
+
+def test_a_pronoun_after_a_second_clause_is_left_as_written():
+    s = resolve_opening_pronoun("In 1928, in London, he discovered it.", "Alexander Fleming",
+                                _types())  # fmt: skip
+    assert s == "In 1928, in London, he discovered it."
+
+
+def test_a_pronoun_after_an_aside_is_left_as_written():
+    s = resolve_opening_pronoun("Fleming (a Scot), he said, was kind.", "Alexander Fleming",
+                                _types())  # fmt: skip
+    assert s == "Fleming (a Scot), he said, was kind."
 
 
 def test_the_reader_finds_the_name_in_a_sentence_that_only_says_his():
