@@ -140,13 +140,19 @@ def test_record_carries_the_answers_confidence() -> None:
     from scim_edge.evaluation.harness import Run, make_record
     from scim_edge.settings import Settings
 
-    answer = Answer(
+    run = Run("scim", "scim", Settings(loop="scim"))
+    rec = make_record(run, QAItem("q", "Who?", ("Thetis",)), _shown("high", 0.4), 1.0)
+    assert (rec["confidence"], rec["quality"], rec["em"]) == (0.83, 0.4, 1.0)
+
+
+def _shown(tier: str, quality: float) -> Answer:
+    return Answer(
         question="Who?",
         answer="Thetis",
         status="accepted",
         stop_reason="accepted",
-        tier="high",
-        quality=0.4,
+        tier=tier,
+        quality=quality,
         citations=[],
         generator="g",
         index="i",
@@ -154,6 +160,21 @@ def test_record_carries_the_answers_confidence() -> None:
         timing_ms={},
         confidence=0.83,
     )
+
+
+def test_record_keeps_the_tier_the_user_was_shown() -> None:
+    from scim_edge.evaluation.harness import Run, make_record
+    from scim_edge.settings import Settings
+
     run = Run("scim", "scim", Settings(loop="scim"))
-    rec = make_record(run, QAItem("q", "Who?", ("Thetis",)), answer, 1.0)
-    assert (rec["confidence"], rec["quality"], rec["em"]) == (0.83, 0.4, 1.0)
+    rec = make_record(run, QAItem("q", "Who?", ("Thetis",)), _shown("high", 0.4), 1.0)
+    assert rec["tier"] == "high"
+
+
+def test_record_keeps_the_tier_of_q_apart() -> None:
+    from scim_edge.evaluation.harness import Run, make_record
+    from scim_edge.settings import Settings
+
+    run = Run("scim", "scim", Settings(loop="scim"))
+    rec = make_record(run, QAItem("q", "Who?", ("Thetis",)), _shown("high", 0.4), 1.0)
+    assert rec["quality_tier"] == "low"

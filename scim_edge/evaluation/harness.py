@@ -274,7 +274,8 @@ def make_record(run: Run, item: QAItem, answer: Answer, wall_ms: float) -> dict[
         "answer": answer.answer,
         "status": answer.status,
         "stop_reason": answer.stop_reason,
-        "tier": _tier(q),
+        "tier": answer.tier,  # as the user was shown it: from the confidence when there is one
+        "quality_tier": _tier(q),  # the paper's tier of Q, which the report's counts are of
         "quality": q,
         "confidence": None if answer.confidence is None else float(answer.confidence),
         "loop_quality": float(answer.quality),
@@ -327,6 +328,7 @@ def error_record(run: Run, item: QAItem, err: BaseException, wall_ms: float) -> 
         "status": "error",
         "stop_reason": "error",
         "tier": "low",
+        "quality_tier": "low",
         "quality": 0.0,
         "confidence": None,
         "abstained": False,
