@@ -167,3 +167,41 @@ def test_the_critic_reads_the_span_score():
     from scim_edge.critic_features import FEATURES
 
     assert "r:span_score" in FEATURES
+
+
+LINCOLN = [
+    Passage("l-0", "Abraham Lincoln", "", "Abraham Lincoln was the 16th President of the "
+            "United States. Vice President Andrew Johnson succeeded him. Lincoln was "
+            "assassinated by John Wilkes Booth in 1865."),
+]  # fmt: skip
+
+
+def _feature(question: str, passages: list[Passage], text: str, name: str) -> float:
+    cands = {c.text: c for c in rf.candidates(question, passages)}
+    return float(cands[text].features[rf.FEATURES.index(name)])
+
+
+def test_a_role_alone_is_not_a_persons_name():
+    ps = [Passage("l-2", "Abraham Lincoln", "", "After the war the Vice President took "
+                  "office.")]  # fmt: skip
+    assert _feature("Who took office after the war?", ps, "Vice President", "person_like") == 0.0
+
+
+def test_a_role_alone_is_not_read_as_the_surname_of_one_who_held_it():
+    # "Railroad President" may be a name; "President" said alone is still a role
+    ps = [Passage("l-1", "Abraham Lincoln", "", "Lincoln was the 16th President. The "
+                  "Railroad President met him in 1861.")]  # fmt: skip
+    f = _feature("Who met Abraham Lincoln?", ps, "President", "person_q_not_person")
+    assert f == 1.0
+
+
+def test_the_relation_asked_is_read_apart_from_the_topic():
+    f = _feature("Who assassinated Abraham Lincoln?", LINCOLN, "John Wilkes Booth",
+                 "relation_overlap")  # fmt: skip
+    assert f == 1.0
+
+
+def test_a_sentence_that_only_names_the_topic_states_no_relation():
+    f = _feature("Who assassinated Abraham Lincoln?", LINCOLN, "United States",
+                 "relation_overlap")  # fmt: skip
+    assert f == 0.0

@@ -39,6 +39,7 @@ from scim_edge.generation.coreference import resolve_opening_pronoun
 from scim_edge.generation.spans import (
     KINDS,
     NOT_PERSON_WORDS,
+    ROLE_TITLES,
     Span,
     common_nouns,
     is_demonym,
@@ -65,6 +66,7 @@ MAX_SENTENCE_WORDS = 80
 _LOCAL = (
     "sent_idf_overlap",
     "sent_overlap",
+    "relation_overlap",
     "window_overlap",
     "prox_recip",
     "prox_le2",
@@ -313,13 +315,14 @@ FITS = {
 
 def person_like(span: Span) -> bool:
     """A name that may be a person's: capitalised words, none of them an institution's,
-    a place's or a nationality; or the agent of a passive ("by Orwell")."""
+    a place's or a nationality, and not a role alone ("the 16th President", "Vice
+    President": who held it is the answer); or the agent of a passive ("by Orwell")."""
     if span.kind != "entity" or not _LATIN.search(span.text) or is_demonym(span.text):
         return False
-    words = span.text.split()
-    if {w.lower() for w in words} & (NOT_PERSON_WORDS | PLACE_WORDS):
+    words = {w.lower().rstrip(".") for w in span.text.split()}
+    if words & (NOT_PERSON_WORDS | PLACE_WORDS) or words <= ROLE_TITLES:
         return False
-    return span.before == "by" or 2 <= len(words) <= 4
+    return span.before == "by" or 2 <= len(span.text.split()) <= 4
 
 
 def starts_with_given_name(span: Span, names: frozenset[str]) -> bool:
@@ -505,6 +508,19 @@ def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[
     return f
 
 
+def _relation(pool: _Pool, p: Passage, st: frozenset[str]) -> dict[str, float]:
+    """How much of what the question asks about its topic the sentence states: the
+    question's words less its passage's article title ("assassinated" of "Who assassinated
+    Abraham Lincoln?" in "Abraham Lincoln"), which every sentence of that article shares,
+    said or not."""
+    t_stems, _ = pool.title(p.title)
+    rest = pool.q.stems - t_stems
+    total = sum(pool.idf[w] for w in rest)
+    if not total:
+        return {}
+    return {"relation_overlap": sum(pool.idf[w] for w in rest & st) / total}
+
+
 def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
     """The passage around the span: title, rank, score, and agreement across passages."""
     t_stems, named = pool.title(p.title)
@@ -534,7 +550,10 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     sp_words = [w.lower() for w in _WORD.findall(sp.text)]
     before = sentence[: sp.start]
     lead_person = lead is not None and lead.person  # "Rumi", "Vivaldi": one-word names
-    person = person_like(sp) or (len(sp_words) == 1 and surname(sp) in pool.surnames) or lead_person
+    role = set(sp_words) <= ROLE_TITLES  # "President": a role, not the one who held it
+    person = (
+        person_like(sp) or (len(sp_words) == 1 and not role and surname(sp) in pool.surnames)
+    ) or lead_person
     place = place_like(sp)
     given = starts_with_given_name(sp, pool.names) or (
         len(sp_words) == 1 and surname(sp) in pool.given_surnames
@@ -621,6 +640,7 @@ def candidates(
         local = {
             **_position(pool, sp, s, st),
             **_context(pool, sp, p, rank),
+            **_relation(pool, p, st),
             **cues,
             **_lead_cues(pool, sp, lead, cues["head_ends_span"] > 0),
         }
