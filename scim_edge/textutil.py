@@ -533,17 +533,36 @@ def _split_after_letters(sentence: str) -> list[str]:
     return [sentence[a:b].strip() for a, b in pairwise(bounds)]
 
 
+# Abbreviations written before a number ("Symphony No. 5 in C minor, Op. 67, is …"), which
+# Punkt reads as a sentence's end when a number follows; not names either.
+NUMBER_ABBREVIATIONS = frozenset("No Nos Op Opp Vol Vols pp Art Fig Ch Nr".split())
+_BEFORE_A_NUMBER = re.compile(rf"\b(?:{'|'.join(sorted(NUMBER_ABBREVIATIONS))})\.$")
+
+
+def _rejoin_numbered(pieces: list[str]) -> list[str]:
+    """`pieces` with each one that ends with an abbreviation of `_BEFORE_A_NUMBER` joined to
+    the next when that starts with a digit."""
+    out: list[str] = []
+    for piece in pieces:
+        if out and piece[:1].isdigit() and _BEFORE_A_NUMBER.search(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return out
+
+
 @lru_cache(maxsize=16384)
 def sentences(text: str) -> tuple[str, ...]:
     """Sentences of `text`; blank lines and list items also separate sentences, and so
-    does a letter that ends one after a common word (`_LETTER_ENDS_SENTENCE`)."""
+    does a letter that ends one after a common word (`_LETTER_ENDS_SENTENCE`); "No. 5" and
+    "Op. 67" do not (`_BEFORE_A_NUMBER`)."""
     tok, _ = _sentence_tokenizer()
     out: list[str] = []
     for block in _NEWLINE_ITEMS.split(text):
         block = block.strip()
         if block:
-            for s in tok.tokenize(block):
-                out.extend(p for p in _split_after_letters(s.strip()) if p)
+            for s in _rejoin_numbered([s.strip() for s in tok.tokenize(block)]):
+                out.extend(p for p in _split_after_letters(s) if p)
     return tuple(out)
 
 

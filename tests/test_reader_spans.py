@@ -205,3 +205,12 @@ def test_a_sentence_that_only_names_the_topic_states_no_relation():
     f = _feature("Who assassinated Abraham Lincoln?", LINCOLN, "United States",
                  "relation_overlap")  # fmt: skip
     assert f == 0.0
+
+
+def test_a_letter_alone_is_not_a_name():
+    spans = _spans("Only two are in clinical use: penicillin G and penicillin V.")
+    assert "V" not in spans
+
+
+def test_an_abbreviation_before_a_number_is_not_a_name():
+    assert "Op" not in _spans("The Symphony No. 5 in C minor, Op. 67, is by Beethoven.")

@@ -85,6 +85,24 @@ def test_the_reader_never_answers_across_a_letter_that_ends_a_sentence(packaged)
     assert not any("V. Penicillins" in s for s in spans)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The Symphony No. 5 in C minor, Op. 67, is a symphony composed by Beethoven.",
+        "The letters are printed in Vol. 3 of his works, on pp. 12 to 40.",
+    ],
+)
+def test_an_abbreviation_before_a_number_does_not_end_its_sentence(packaged, text):
+    assert tu.sentences(text) == (text,)
+
+
+def test_a_sentence_ending_in_an_abbreviation_still_ends_before_a_word(packaged):
+    assert tu.sentences("He lived at No. He left in 1901.") == (
+        "He lived at No.",
+        "He left in 1901.",
+    )
+
+
 def test_tagger_tags_a_sentence(packaged):
     tags = tu.pos_tags("Abraham Lincoln was assassinated by John Wilkes Booth in 1865.")
     assert tags == (

@@ -153,7 +153,8 @@ def _add(out: list[Span], taken: list[tuple[int, int]], sentence: str, text: str
     text = text.strip(" ,;:.()\"'“”‘’")
     if kind == "entity":  # "Rumi’s" names Rumi
         text = _POSSESSIVE.sub("", text)
-    if not text:
+    # "penicillin G", "Op. 67": a letter, or the abbreviation before a number, is no name
+    if not text or (kind == "entity" and (len(text) == 1 or text in tu.NUMBER_ABBREVIATIONS)):
         return
     start = sentence.find(text, max(0, start))
     if start < 0 or _overlaps(taken, start, start + len(text)):
