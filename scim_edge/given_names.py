@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from index_builder.wikitext import strip_paren_tail
 from scim_edge import textutil as tu
 from scim_edge.generation.reader_features import PLACE_WORDS, person_like, starts_with_given_name
-from scim_edge.generation.spans import NOT_PERSON_WORDS, Span, is_demonym
+from scim_edge.generation.spans import NOT_PERSON_WORDS, ROLE_TITLES, Span, is_demonym
 from scim_edge.lead_types import LeadTypes, lead_type
 from scim_edge.types import Passage
 
@@ -32,6 +32,12 @@ MAX_LEADS = 20_000  # leads read at most: given names are common, a sample finds
 # common word that opens some titles ("Western", "Great", "New", "King"), not a name.
 LOWER_SHARE = 1 / 3
 _LETTERS = re.compile(r"[^\W\d_]+")
+# Titles of rank and sainthood that open people's titles and places' alike ("Saint Peter",
+# "Saint Petersburg", "Lord Byron"), besides the role titles: they are no given names.
+_RANKS = frozenset(
+    "saint st lord lady duke duchess king queen prince princess emperor empress pope sultan "
+    "count countess baron baroness earl marquess viscount tsar czar shah".split()
+)
 
 
 def _first_word(title: str) -> str:
@@ -51,9 +57,9 @@ def given_names(
     """First words of the titles of person articles among the leads of `passages` (an
     article's passage 0), lower-cased. A word whose own article calls its subject "it"
     ("Tennessee" of Tennessee Williams, in an index with the state's article) is left
-    out, as are stop words, nationalities, words that name institutions or places, and
-    words the leads
-    often write in lower case ("Western", "Great": `LOWER_SHARE`)."""
+    out, as are stop words, nationalities, words that name institutions or places, titles
+    of role or rank ("Saint", "Lord": `_RANKS`), and words the leads often write in lower
+    case ("Western", "Great": `LOWER_SHARE`)."""
     found: set[str] = set()
     lower: Counter[str] = Counter()
     upper: Counter[str] = Counter()
@@ -69,10 +75,11 @@ def given_names(
         first = _first_word(p.title)
         if first and first not in found and lead_type(p.text).person:
             found.add(first)
-    excluded = tu.STOPWORDS | NOT_PERSON_WORDS | PLACE_WORDS
+    excluded = tu.STOPWORDS | NOT_PERSON_WORDS | PLACE_WORDS | ROLE_TITLES | _RANKS
     out = set()
     for name in found - excluded:
-        if lower[name] >= LOWER_SHARE * upper[name] or is_demonym(name.capitalize()):
+        common = lower[name] > 0 and lower[name] >= LOWER_SHARE * upper[name]
+        if common or is_demonym(name.capitalize()):
             continue
         own = types.of(name) if types is not None else None
         if own is None or not own.thing:

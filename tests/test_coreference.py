@@ -110,3 +110,18 @@ def test_without_an_index_a_lead_among_the_passages_says_what_its_article_is_abo
 def test_without_an_index_a_passage_that_is_no_lead_types_nothing():
     sentence = _london_without_an_index("10-3", "Ada Lovelace wrote notes.")
     assert sentence.startswith("She was born")
+
+
+def test_a_pronoun_after_a_clause_with_its_own_subject_is_left_as_written():
+    s = "When Ernst Chain joined the lab, he purified the drug."
+    assert resolve_opening_pronoun(s, "Alexander Fleming", _types()) == s
+
+
+def test_a_speakers_aside_is_left_as_written():
+    s = "Years later, he said, the mould had been an accident."
+    assert resolve_opening_pronoun(s, "Alexander Fleming", _types()) == s
+
+
+def test_an_it_that_stands_for_what_follows_is_left_as_written():
+    s = "In 2004, it was announced that a rover had landed."
+    assert resolve_opening_pronoun(s, "Mars (planet)", _types()) == s

@@ -11,7 +11,10 @@ name where the facts are, and shows the user what was read.
 Only the pronoun that opens the sentence, or its main clause after an opening phrase ("A
 pioneer of the microcomputer revolution, he co-founded Microsoft", "In 1928, his
 discovery…"), is resolved, and only when the index says what the article is about:
-"he"/"she"/"his"/"her" for an article about a person, "it"/"its" for one that is not.
+"he"/"she"/"his"/"her" for an article about a person, "it"/"its" for one that is not. Not
+after a clause with a subject of its own ("When Chain joined the lab, he …"), in a
+speaker's aside ("…, he said, …") or for an "it" that stands for what follows ("In 2010,
+it was announced that …").
 Anything else (no lead type, "They", a pronoun later in a clause) is left as written.
 """
 
@@ -25,7 +28,33 @@ from scim_edge.lead_types import LeadTypes
 _OPENING = re.compile(r"^(He|She|His|Her|It|Its)\b(?!['’])")
 # an opening phrase of up to 100 characters without a clause break or an aside, a comma,
 # then the main clause's pronoun
-_AFTER_PHRASE = re.compile(r"^[^,;:()\[\]]{2,100},\s+(he|she|his|her|it|its)\b(?!['’])")
+_AFTER_PHRASE = re.compile(r"^([^,;:()\[\]]{2,100}),\s+(he|she|his|her|it|its)\b(?!['’])")
+# a clause with a subject of its own, whom the pronoun may mean ("When Ernst Chain joined
+# the lab, he …")
+_OWN_SUBJECT = re.compile(
+    r"^(?:When|While|After|Before|Although|Though|Because|Since|As|If|Once|Until|Unless|"
+    r"Whereas|Where)\b"
+)
+_SPEAKER_ASIDE = re.compile(r"\s+(?:said|says|wrote|writes|added|noted)\b")  # "…, he said, …"
+# the "it" that stands for what follows: "In 2010, it was announced that …"
+_ANTICIPATORY_IT = re.compile(r"\s+(?:is|was|has been|had been)\s+\w+\s+(?:that|to|whether)\b")
+
+
+def _pronoun(sentence: str) -> tuple[int, int, str] | None:
+    """(start, end, pronoun capitalised) of the pronoun that opens `sentence` or its main
+    clause after an opening phrase; None when there is none or it may mean another."""
+    m = _OPENING.match(sentence)
+    if m is not None:
+        return m.start(1), m.end(1), m.group(1)
+    m = _AFTER_PHRASE.match(sentence)
+    if m is None or _OWN_SUBJECT.match(m.group(1)):
+        return None
+    rest = sentence[m.end() :]
+    if _SPEAKER_ASIDE.match(rest) or (m.group(2) == "it" and _ANTICIPATORY_IT.match(rest)):
+        return None
+    return m.start(2), m.end(2), m.group(2).capitalize()
+
+
 _PERSON = frozenset({"He", "She", "His", "Her"})
 _POSSESSIVE = frozenset({"His", "Her", "Its"})
 
@@ -34,10 +63,10 @@ def resolve_opening_pronoun(sentence: str, title: str, types: LeadTypes | None) 
     """`sentence` with the pronoun opening it or its main clause, when it refers to the
     article titled `title`, replaced by "[Name]" ("[Name]'s" for a possessive); unchanged
     otherwise."""
-    m = _OPENING.match(sentence) or _AFTER_PHRASE.match(sentence)
-    if m is None or types is None:
+    found = _pronoun(sentence)
+    if found is None or types is None:
         return sentence
-    pronoun = m.group(1).capitalize()
+    start, end, pronoun = found
     lead = types.of(title)
     if lead is None or (pronoun in _PERSON) != lead.person:
         return sentence
@@ -47,4 +76,4 @@ def resolve_opening_pronoun(sentence: str, title: str, types: LeadTypes | None) 
     if not name:
         return sentence
     said = f"[{name}]'s" if pronoun in _POSSESSIVE else f"[{name}]"
-    return sentence[: m.start(1)] + said + sentence[m.end() :]
+    return sentence[:start] + said + sentence[end:]

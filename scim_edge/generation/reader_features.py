@@ -3,8 +3,9 @@
 The features are generic evidence that a span answers a question, not facts about any
 corpus, so weights fitted on self-practice questions carry over to questions people write:
 - does the span's kind fit the question's answer type (question type × span kind);
-- how much of the question its sentence states (IDF-weighted), and how close the span sits
-  to the question's words in that sentence;
+- how much of the question its sentence states (IDF-weighted), how much of what it asks
+  about its topic, apart from the topic's name (the passage's article title), and how close
+  the span sits to the question's words in that sentence;
 - whether the passage is the lead of an article the question names (DrQA's prior);
 - the passage's retrieval rank and score;
 - how many retrieved sentences state the same span (agreement);
