@@ -7,7 +7,8 @@ and a boolean query of term queries is built field by field with the schema's bo
 
 An index is opened by path once; its segment files stay mapped, so a reader keeps working
 while a rebuild swaps a new index in under the same name (the old directory is renamed away
-only after the new one is in place).
+only after the new one is in place). An open that a swap overlaps is redone, so a reader
+never gets the manifest of one index with the segments of another.
 """
 
 from __future__ import annotations
@@ -54,6 +55,18 @@ class IndexInfo:
     @property
     def ok(self) -> bool:
         return self.manifest is not None
+
+
+_OPEN_TRIES = 5  # swaps in a row during one open: only a build loop would do that
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which directory `path` names now (device, inode); None when nothing is there."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _read_manifest(path: Path) -> dict[str, Any] | None:
@@ -148,7 +161,28 @@ class BM25Retriever:
 
     @classmethod
     def open(cls, path: str | Path) -> BM25Retriever:
+        """Open the index at `path`. A build may swap a new index in under the same name
+        while this runs; then the manifest, Tantivy's meta file and the segment files could
+        come from different directories. So the directory's identity is checked before and
+        after, and the open is redone when it changed."""
         path = Path(path).expanduser()
+        for _ in range(_OPEN_TRIES):
+            before = _identity(path)
+            try:
+                opened = cls._open_once(path)
+            except IndexError_:
+                if _identity(path) != before:
+                    continue  # swapped mid-open: the files read came from two indexes
+                raise
+            if _identity(path) == before:
+                return opened
+        raise IndexError_(
+            f"index at {path} kept changing while it was opened (a build is swapping it in)",
+            hint="wait for the build to finish, then ask again",
+        )
+
+    @classmethod
+    def _open_once(cls, path: Path) -> BM25Retriever:
         name = path.name
         if not path.is_dir():
             raise IndexError_(f"no index at {path}", hint=_fix(name))

@@ -134,6 +134,67 @@ def test_corrupt_or_incomplete_index(sample_index, tmp_path):
         BM25Retriever.open(old)
 
 
+class _SwapDuringOpen:
+    """Stands in for the `tantivy` module in `scim_edge.retrieval`: the first
+    `Index.open` swaps another index in under the path being opened, as a finishing build
+    does, either failing on a segment file that left with the old directory (as Tantivy
+    does when the swap falls between its meta file and a segment) or opening the new one
+    after the manifest was read from the old."""
+
+    def __init__(self, real, replacement, fail: bool) -> None:
+        import types
+
+        self._real, self._replacement, self._fail = real, replacement, fail
+        self.opens = 0
+        self.Index = types.SimpleNamespace(open=self._open)
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def _open(self, where: str):
+        from scim_edge.atomic import swap_into_place
+
+        self.opens += 1
+        if self.opens == 1:
+            swap_into_place(self._replacement, type(self._replacement)(where))
+            if self._fail:
+                raise ValueError(f"Failed to open file for read: FileDoesNotExist({where}/x.idx)")
+        return self._real.Index.open(where)
+
+
+@pytest.mark.parametrize("fail", [True, False], ids=["segment-gone", "manifest-stale"])
+def test_open_during_a_swap_reads_one_index(sample_index, demo_index, tmp_path, monkeypatch, fail):
+    """A reader opening an index while a build swaps the new one in gets one whole index,
+    the new one, with its own manifest: never an error and never a mix of the two."""
+    import tantivy
+
+    from scim_edge import retrieval
+
+    wiki, new = tmp_path / "wiki", tmp_path / ".partial-wiki"
+    shutil.copytree(sample_index, wiki)
+    shutil.copytree(demo_index, new)
+    new_count = json.loads((new / "manifest.json").read_text())["counts"]["passages"]
+    shim = _SwapDuringOpen(tantivy, new, fail)
+    monkeypatch.setattr(retrieval, "tantivy", shim)
+    opened = BM25Retriever.open(wiki)
+    assert opened.passage_count == new_count
+    assert opened.manifest["counts"]["passages"] == new_count
+    assert shim.opens == 2
+
+
+def test_an_index_that_never_holds_still_is_a_clear_error(sample_index, monkeypatch):
+    """If the directory keeps changing under every try, the reader stops with one line."""
+    from itertools import count
+
+    from scim_edge import retrieval
+
+    ticks = count()
+    monkeypatch.setattr(retrieval, "_identity", lambda path: (0, next(ticks)))
+    with pytest.raises(IndexError_) as e:
+        BM25Retriever.open(sample_index)
+    assert "kept changing" in e.value.one_line()
+
+
 # ---- CLI -----------------------------------------------------------------------------------
 
 
