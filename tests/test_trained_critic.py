@@ -361,6 +361,10 @@ def test_critic_train_on_traces_of_another_version_is_one_line(sample_index, tmp
         ["practice", "--index", ""],
         ["critic", "train", "--index", ""],
         ["ask", "Q?", "--critic-model", ""],
+        ["search", "Q", "--index", ""],
+        ["eval", "qa.jsonl", "--index", ""],
+        ["tui", "--index", ""],
+        ["bundle", "out.tar", "--index", ""],
     ],
 )
 def test_an_empty_name_is_refused_not_taken_as_the_default(argv, capsys):

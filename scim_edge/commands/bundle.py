@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import print_json
 
 
@@ -20,6 +21,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("out", metavar="OUT.tar", help="archive to write (.tar, or .tar.gz)")
     p.add_argument(
         "--index",
+        type=nonempty,
         action="append",
         default=[],
         metavar="NAME",

@@ -7,7 +7,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from scim_edge.commands._args import positive_int
+from scim_edge.commands._args import nonempty, positive_int
 from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
 
@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "scim,fixed-1,fixed-2,fixed-3,single-dim,simrag; default with --sweep: none); "
         "also the upper bounds simrag-oracle and scim-oracle, which read the gold answers",
     )
-    p.add_argument("--index", help="index name or directory (default: the default index)")
+    p.add_argument(
+        "--index", type=nonempty, help="index name or directory (default: the default index)"
+    )
     p.add_argument("--model", help="model name, or 'extractive' for the built-in generator")
     p.add_argument(
         "--profile", help="settings profile (general, high-stakes, efficiency, education)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import is_tty, print_json
 from scim_edge.errors import UserError
 
@@ -15,7 +16,7 @@ PLAIN = ("[", "]")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("search", help="search an index and print the top passages")
     p.add_argument("query", metavar="QUERY", help="plain text; punctuation is not syntax")
-    p.add_argument("--index", metavar="NAME|DIR", help="index name or directory")
+    p.add_argument("--index", type=nonempty, metavar="NAME|DIR", help="index name or directory")
     p.add_argument("-k", type=int, default=5, help="number of passages (default 5)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from scim_edge.commands._args import nonempty
 from scim_edge.errors import UserError
 from scim_edge.settings import LOOPS, PROFILES
 
@@ -12,7 +13,10 @@ from scim_edge.settings import LOOPS, PROFILES
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tui", help="open the interactive terminal UI (the default command)")
     p.add_argument(
-        "--index", metavar="NAME", help="index name or directory (default: the installed one)"
+        "--index",
+        type=nonempty,
+        metavar="NAME",
+        help="index name or directory (default: the installed one)",
     )
     p.add_argument("--model", metavar="NAME", help="model name, or 'extractive'")
     p.add_argument("--loop", choices=LOOPS, help="loop to run (default: scim)")
