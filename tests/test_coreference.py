@@ -5,6 +5,8 @@ in 1928 of … penicillin")."""
 
 from __future__ import annotations
 
+import pytest
+
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.coreference import resolve_opening_pronoun
 from scim_edge.lead_types import LeadTypes
@@ -75,18 +77,6 @@ def test_a_possessive_after_an_opening_phrase_names_the_thing():
     assert s == "Seen from Earth, [Mars]'s colour is red."
 
 
-def test_a_pronoun_after_a_second_clause_is_left_as_written():
-    s = resolve_opening_pronoun("In 1928, in London, he discovered it.", "Alexander Fleming",
-                                _types())  # fmt: skip
-    assert s == "In 1928, in London, he discovered it."
-
-
-def test_a_pronoun_after_an_aside_is_left_as_written():
-    s = resolve_opening_pronoun("Fleming (a Scot), he said, was kind.", "Alexander Fleming",
-                                _types())  # fmt: skip
-    assert s == "Fleming (a Scot), he said, was kind."
-
-
 def test_the_reader_finds_the_name_in_a_sentence_that_only_says_his():
     cands = rf.candidates("Who discovered penicillin?", [_FLEMING], _types())
     sentences = {c.sentence for c in cands if c.text == "Alexander Fleming"}
@@ -112,16 +102,22 @@ def test_without_an_index_a_passage_that_is_no_lead_types_nothing():
     assert sentence.startswith("She was born")
 
 
-def test_a_pronoun_after_a_clause_with_its_own_subject_is_left_as_written():
-    s = "When Ernst Chain joined the lab, he purified the drug."
-    assert resolve_opening_pronoun(s, "Alexander Fleming", _types()) == s
-
-
-def test_a_speakers_aside_is_left_as_written():
-    s = "Years later, he said, the mould had been an accident."
-    assert resolve_opening_pronoun(s, "Alexander Fleming", _types()) == s
-
-
-def test_an_it_that_stands_for_what_follows_is_left_as_written():
-    s = "In 2004, it was announced that a rover had landed."
-    assert resolve_opening_pronoun(s, "Mars (planet)", _types()) == s
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        ("In 1928, in London, he discovered it.", "Alexander Fleming"),
+        ("Fleming (a Scot), he said, was kind.", "Alexander Fleming"),
+        ("When Ernst Chain joined the lab, he purified the drug.", "Alexander Fleming"),
+        ("Years later, he said, the mould had been an accident.", "Alexander Fleming"),
+        ("In 2004, it was announced that a rover had landed.", "Mars (planet)"),
+    ],
+    ids=[
+        "after-a-second-clause",
+        "after-an-aside",
+        "clause-with-its-own-subject",
+        "speakers-aside",
+        "it-for-what-follows",
+    ],  # fmt: skip
+)
+def test_a_pronoun_that_may_mean_another_is_left_as_written(sentence, title):
+    assert resolve_opening_pronoun(sentence, title, _types()) == sentence
