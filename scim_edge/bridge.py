@@ -33,6 +33,9 @@ Three steps, all lexical and general (no rule names a particular question):
 3. `remaining_keywords(question, bridge, sentence)`: the question's content words minus the
    clause words the bridge's sentence already used; the follow-up query is the bridge
    entity plus these.
+4. `question_through(bridge, candidate)`: the question asked of the entity itself ("On
+   which river stands Frankfurt ?"), which the reader reads over the entity's own article
+   once the follow-up has brought it.
 """
 
 from __future__ import annotations
@@ -102,6 +105,8 @@ class Bridge:
     head: str  # its head noun: "city"
     clause: str  # what identifies it: "where the Rothschild family originated"
     outer: str  # the question without the phrase: "On which river stands ?"
+    before: str = ""  # the question's words before the phrase: "On which river stands"
+    after: str = ""  # and after it: "?"
 
 
 @dataclass(frozen=True)
@@ -211,7 +216,8 @@ def find(question: str) -> Bridge | None:
             continue  # "What is the capital of France?": the phrase is the whole question
         if not tu.content_words(clause):
             continue
-        return Bridge(phrase, toks[h].lower(), clause, outer)
+        before, after = " ".join(toks[:i]), " ".join(toks[c1:])
+        return Bridge(phrase, toks[h].lower(), clause, outer, before, after)
     return None
 
 
@@ -369,30 +375,41 @@ def _add_answer_entities(
             best[key] = Candidate(ent, 0.5, "", "")
 
 
+def _used(bridge: Bridge, candidate: Candidate) -> frozenset[str]:
+    """Stems the first hop spent: the clause words the bridge's sentence (or its article's
+    title) matched, and the entity's own words."""
+    clause = tu.stem_set(bridge.clause)
+    context = tu.stem_set(candidate.sentence) | tu.stem_set(candidate.title)
+    return (clause & context if candidate.sentence else clause) | tu.stem_set(candidate.entity)
+
+
 def remaining_keywords(question: str, bridge: Bridge, candidate: Candidate) -> list[str]:
     """The question's content words that the first hop did not use: minus the clause words
     the bridge's sentence (or its article's title) matched, minus the entity's own words."""
-    clause = tu.stem_set(bridge.clause)
-    context = tu.stem_set(candidate.sentence) | tu.stem_set(candidate.title)
-    used = (clause & context if candidate.sentence else clause) | tu.stem_set(candidate.entity)
+    used = _used(bridge, candidate)
     return tu.ordered_unique([w for w in tu.content_words(question) if tu.stem(w) not in used])
+
+
+def question_through(bridge: Bridge, candidate: Candidate) -> str:
+    """The question asked of the bridge entity itself, for the second hop's reading: the
+    phrase replaced by the entity, with the clause's content words the first hop did not
+    spend. "What is the capital of the Canadian province that holds most of the world's
+    reserves of natural bitumen?", Alberta found by "The Canadian province of Alberta has
+    most of the world's reserves of natural bitumen", becomes "What is the capital of
+    Alberta holds ?" (the sentence says "has"): its words point at "Alberta's capital
+    Edmonton", where the whole question's (bitumen, reserves) point back at the sentence
+    that named Alberta. "In what year did
+    the prince whom Aristotle began tutoring in 343 BC arrive in Afghanistan?" keeps
+    "arrive Afghanistan", which the clause holds and the first hop did not use."""
+    used = _used(bridge, candidate)
+    rest = [
+        w for w in tu.words(bridge.clause)
+        if w.lower() not in tu.STOPWORDS and tu.stem(w.lower()) not in used
+    ]  # fmt: skip
+    return " ".join(x for x in (bridge.before, candidate.entity, *rest, bridge.after) if x)
 
 
 def title_names(title: str, entity: str) -> bool:
     """True when an article's title names the entity ("Paraná River" for "Paraná")."""
     t, e = tu.stem_set(title), tu.stem_set(entity)
     return bool(e) and e <= t and len(t - e) <= 1
-
-
-def bridge_entities(
-    question: str, passages: Sequence[Passage], answer: str = "", limit: int = 1
-) -> list[str]:
-    """The entity the question describes instead of naming, as the passages name it
-    ("Alberta" for "the capital of the Canadian province that holds most of the world's
-    bitumen"): the way to the answer, not the answer. A reader should not give it as the
-    short answer, as it should not give a span of the question; [] when the question
-    describes no entity or the passages name none."""
-    b = find(question)
-    if b is None:
-        return []
-    return [c.entity for c in candidates(question, b, passages, answer, limit)]

@@ -152,3 +152,52 @@ def test_person_spans_skip_quoted_titles_and_bare_title_nouns():
     assert [s for _, s in quoted] == ["Cyril Connolly"]
     titled = _spans("person", "The President met Mary Todd at the theatre.", q, qw)
     assert "President" not in [s for _, s in titled] and "Mary Todd" in [s for _, s in titled]
+
+
+# Real leads (vital-en, CC BY-SA Wikipedia contributors), shortened.
+ROTHSCHILD = Passage("7811-0", "Rothschild family", "", "The Rothschild family is a wealthy "
+    "Ashkenazi Jewish noble banking family originally from Frankfurt, Germany. The family's "
+    "documented history starts in 16th-century Frankfurt; its name is derived from the family "
+    "house, Rothschild, built by Isaak Elchanan Bacharach in Frankfurt in 1567. The family "
+    "rose to prominence with Mayer Amschel Rothschild (1744–1812), a court factor to the "
+    "German Landgraves of Hesse-Kassel in the Free City of Frankfurt, Holy Roman Empire, who "
+    "established his banking business in the 1760s.")  # fmt: skip
+FRANKFURT = Passage("3261-0", "Frankfurt", "", "Frankfurt am Main, usually shortened to "
+    "Frankfurt, is the most populous city in the German state of Hesse. Its 778,589 "
+    "inhabitants as of 2025 make it the fifth-most populous city in Germany. Located in the "
+    "foreland of the Taunus on its namesake river Main, the city forms a continuous "
+    "conurbation with Offenbach am Main; its urban area has a population of more than 2.7 "
+    "million.")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # the whole question's words point at the Rothschild sentence ("Holy Roman Empire")
+        ("On which river stands the city where the Rothschild family originated?", "Main"),
+        # read over every passage, "16th-century" in the first hop's article answers "16"
+        ("How many people live in the city where the Rothschild family originated?", "778,589"),
+    ],
+)
+def test_the_second_hop_is_read_over_the_bridge_article_as_a_question_about_it(question, expected):
+    g = ExtractiveGenerator()
+    assert g.answer_with_support(question, [ROTHSCHILD, FRANKFURT])[0] == expected
+
+
+GM = Passage("3444-0", "General Motors", "", "General Motors Company (GM) is an American "
+    "multinational automotive manufacturing company headquartered in Detroit, Michigan, "
+    "United States.")  # fmt: skip
+DETROIT = Passage("2367-0", "Detroit", "", "Detroit is the most populous city in the U.S. "
+    "state of Michigan. It is situated on the bank of the Detroit River across from the "
+    "Canadian city of Windsor, Ontario.")  # fmt: skip
+
+
+def test_a_name_with_the_bridge_entity_in_it_can_answer_the_second_hop():
+    # "Detroit River" is all words of the question asked of Detroit, none of the user's
+    q = "On the bank of which river is the city where General Motors has its head office?"
+    assert ExtractiveGenerator().answer_with_support(q, [GM, DETROIT])[0] == "Detroit River"
+
+
+def test_without_the_bridge_article_the_bridge_entity_is_still_no_answer():
+    q = "On which river stands the city where the Rothschild family originated?"
+    assert ExtractiveGenerator().answer_with_support(q, [ROTHSCHILD])[0] != "Frankfurt"

@@ -63,6 +63,15 @@ def test_scim_augment_reaches_the_bridge_article(vital_small):
     assert "Frankfurt" in a.iterations[1].new_titles.values()
 
 
+def test_the_second_hop_is_read_as_the_question_asked_of_the_bridge_entity(vital_small):
+    # read with the whole question, the Rothschild sentence's words outweigh Frankfurt's
+    # article and the answer was "Holy Roman Empire"; asked of Frankfurt, its article's
+    # "on the River Main" answers
+    q = "On which river stands the city where the Rothschild family originated?"
+    a = _answer(vital_small, "fixed-2", q)
+    assert a.answer == "Main"
+
+
 def test_iter_retgen_reaches_the_bridge_article(vital_small):
     # the first answer is no city, so the question plus the answer does not name it
     q = "How many people lived in the city where Tencent is headquartered in 2020?"

@@ -29,7 +29,7 @@ import re
 import time
 from collections import Counter
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from index_builder.wikitext import strip_paren_tail
@@ -37,7 +37,7 @@ from scim_edge import bridge, comparison
 from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
-from scim_edge.generation.reader import Reader
+from scim_edge.generation.reader import Reader, Reading
 from scim_edge.generation.spans import (
     COURTESY_TITLES,
     NOT_PERSON_WORDS,
@@ -594,10 +594,7 @@ class ExtractiveGenerator:
                     return _tidy(f"{option}: " + " and ".join(stated)), support, {}
                 return option, support, {"comparison": 1.0}
         if info.kind not in ("open", "choice"):
-            # The entity a multi-hop question describes is the way to the answer, not the
-            # answer: like a span of the question, it is never the short answer.
-            bridges = bridge.bridge_entities(question, passages, limit=2)
-            reading = self.reader.read(info, passages, [*exclude, *bridges])
+            reading = self._read(info, question, passages, exclude)
             feats = reading.features(info.kind)
             c = reading.candidate
             if c is not None:
@@ -608,6 +605,33 @@ class ExtractiveGenerator:
         text = self._clause_answer(question, passages, guidance)
         support = best_support(text, passages)
         return text, support, {}
+
+    def _read(
+        self,
+        info: rf.QuestionInfo,
+        question: str,
+        passages: Sequence[Passage],
+        exclude: Collection[str],
+    ) -> Reading:
+        """The reader's pick. The entity a multi-hop question describes is the way to the
+        answer, not the answer: like a span of the question, it is never the short answer.
+        Once the passages hold the entity's own article (the second hop), the question asked
+        of it (`bridge.question_through`: "What is the capital of Alberta holds ?") is read over
+        that article's passages first: its words and their ranks point at the second hop's
+        sentence, where the whole question's point back at the first hop's. The whole
+        question's reading stands when there is no such article among the passages, when
+        that reading finds nothing, or when it asks for another kind of answer."""
+        b = bridge.find(question)
+        found = bridge.candidates(question, b, passages, limit=2) if b is not None else []
+        banned = [*exclude, *(c.entity for c in found)]
+        if b is not None and found:
+            hop = [p for p in passages if bridge.title_names(p.title, found[0].entity)]
+            through = replace(rf.analyse(bridge.question_through(b, found[0])), said=info)
+            if hop and through.kind == info.kind:
+                reading = self.reader.read(through, hop, banned)
+                if reading.candidate is not None:
+                    return reading
+        return self.reader.read(info, passages, banned)
 
     def _clause_answer(
         self, question: str, passages: Sequence[Passage], guidance: str | None = None

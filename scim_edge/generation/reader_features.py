@@ -138,6 +138,10 @@ class QuestionInfo:
     lower_words: frozenset[str]
     head: str  # the noun after what/which ("planet"), or ""
     options: tuple[str, ...] = ()
+    # what the user said, when this is a rewording of it (the second hop's question asked
+    # of the bridge entity, "On the bank of which river is Detroit ?"): spans are left out
+    # for being the user's own words, not the rewording's ("Detroit River" stays)
+    said: QuestionInfo | None = None
 
 
 _NUMBER_HINTS = frozenset(
@@ -282,6 +286,8 @@ def _from_question(span: Span, q: QuestionInfo) -> bool:
     """The span says nothing the question did not: its content words are all the question's,
     or its words run inside the question's ("U.S" in "which U.S. state", "Divan-i Shams" in
     "the Divan-i Shams-i Tabrizi")."""
+    if q.said is not None:
+        q = q.said
     words = [w.lower() for w in _WORD.findall(span.text)]
     content = [w for w in words if w not in tu.STOPWORDS]
     if not content:
