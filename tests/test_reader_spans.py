@@ -96,6 +96,37 @@ def test_a_hyphenated_name_from_the_question_is_not_a_candidate():
     assert "Divan-i Shams" not in {c.text for c in cands}
 
 
+# Real lead openings (CC BY-SA Wikipedia contributors), shortened.
+ACHILLES = Passage("305-0", "Achilles", "", "In Greek mythology, Achilles (Ἀχιλλεύς, "
+                   "Akhilleus) was a Greek hero of the Trojan War. His mother was the nymph "
+                   "Thetis.")  # fmt: skip
+CONNES = Passage("340-0", "Alain Connes", "", "Alain Connes (born 1 April 1947) is a French "
+                 "mathematician. He was awarded the Fields Medal in 1982.")  # fmt: skip
+
+
+def _texts(question: str, passage: Passage) -> set[str]:
+    return {c.text for c in rf.candidates(question, [passage])}
+
+
+def test_the_subjects_other_name_in_the_opening_aside_answers_only_a_name_question():
+    assert "Akhilleus" not in _texts("Who was the mother of Achilles?", ACHILLES)
+    assert "Akhilleus" in _texts("What was Achilles called in Greek?", ACHILLES)
+
+
+def test_a_life_date_in_the_opening_aside_answers_only_a_life_question():
+    assert "1 April 1947" not in _texts("When did Alain Connes win the Fields Medal?", CONNES)
+    assert "1 April 1947" in _texts("When was Alain Connes born?", CONNES)
+
+
+def test_parentheses_later_in_a_lead_or_outside_a_lead_are_no_opening_aside():
+    later = Passage("340-1", "Alain Connes", "Career", CONNES.text)
+    assert rf.opening_aside(later, CONNES.text) is None
+    second = "He was awarded the Fields Medal (in 1982) at the congress."
+    assert (
+        rf.opening_aside(Passage("340-0", "Alain Connes", "", f"Intro. {second}"), second) is None
+    )
+
+
 ORWELL = [
     Passage("a-0", "Animal Farm", "", "Animal Farm is a novella by George Orwell, first "
             "published in England in 1945."),

@@ -282,6 +282,40 @@ def _span_words(sentence: str, span: Span) -> list[int]:
     return [m.start() for m in _WORD.finditer(sentence, span.start, span.end)]
 
 
+# What a lead's opening aside holds ("Achilles (Ἀχιλλεύς, Akhilleus) was …", "Alain Connes
+# (born 1 April 1947) is …"): the subject's other names and its life dates, which answer
+# only a question that asks for them.
+_ASIDE_REACH = 12  # words before the "(" that may name the subject ("In Greek mythology, …")
+_LIFE_STEMS = frozenset(tu.stem(w) for w in "born birth die died death dead lived".split())
+_NAME_STEMS = frozenset(
+    tu.stem(w) for w in "name named names called known spelled pronounced nickname".split()
+)
+_DATE_KINDS = frozenset({"date", "year", "number"})
+
+
+def opening_aside(passage: Passage, sentence: str) -> tuple[int, int] | None:
+    """The character range of the parentheses that follow the subject's name in a lead's
+    first sentence, or None (not a lead's first sentence, or no such aside)."""
+    if not passage.doc_id.endswith("-0") or not passage.text.lstrip().startswith(sentence[:24]):
+        return None
+    open_at = sentence.find("(")
+    if open_at < 0 or len(sentence[:open_at].split()) > _ASIDE_REACH:
+        return None
+    close_at = sentence.find(")", open_at)
+    return (open_at, close_at) if close_at > open_at else None
+
+
+def _aside_not_asked(span: Span, aside: tuple[int, int] | None, q: QuestionInfo) -> bool:
+    """The span is in the lead's opening aside and the question does not ask what the aside
+    says: "Akhilleus" is Achilles himself, not his mother; "1947" is when Alain Connes was
+    born, not when he won the Fields Medal."""
+    if aside is None or not aside[0] < span.start < aside[1]:
+        return False
+    if span.kind in _DATE_KINDS:
+        return not q.stems & _LIFE_STEMS
+    return not q.stems & _NAME_STEMS
+
+
 def _from_question(span: Span, q: QuestionInfo) -> bool:
     """The span says nothing the question did not: its content words are all the question's,
     or its words run inside the question's ("U.S" in "which U.S. state", "Divan-i Shams" in
@@ -455,9 +489,10 @@ def _collect(
                  names=names)  # fmt: skip
     raw: list[_Raw] = []
     for (rank, p, s), st in zip(sents, stems, strict=True):
+        aside = opening_aside(p, s)
         for sp in sentence_spans(s):
             key = normalise(sp.text)
-            if not key or _from_question(sp, q):
+            if not key or _from_question(sp, q) or _aside_not_asked(sp, aside, q):
                 continue
             raw.append((sp, s, p, rank, st))
             pool.span_sentences[key] += 1
