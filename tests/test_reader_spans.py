@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
-from scim_edge.generation.extractive import ExtractiveGenerator, _option_name, common_name
+from scim_edge.generation.extractive import (
+    ExtractiveGenerator,
+    _format_span,
+    _option_name,
+    common_name,
+)
 from scim_edge.generation.reader import Reader
 from scim_edge.generation.spans import sentence_spans
 from scim_edge.types import Passage
@@ -245,3 +250,17 @@ def test_a_letter_alone_is_not_a_name():
 
 def test_an_abbreviation_before_a_number_is_not_a_name():
     assert "Op" not in _spans("The Symphony No. 5 in C minor, Op. 67, is by Beethoven.")
+
+
+def _number_span(sentence: str):
+    return next(s for s in sentence_spans(sentence) if s.kind == "number")
+
+
+def test_a_count_asked_for_anywhere_in_the_question_is_its_number_alone():
+    span = _number_span("The bassoon is made of six pieces of wood.")
+    assert _format_span(span, "A bassoon is assembled from how many parts?", "number") == "six"
+
+
+def test_a_measure_keeps_its_unit_when_the_question_does_not_name_it():
+    span = _number_span("The reign lasted 36 years in all.")
+    assert _format_span(span, "How long did the reign last?", "number") == "36 years"

@@ -398,7 +398,7 @@ def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:
     text = common_name(span.text, title) if span.kind == "entity" else span.text
     if span.kind == "number" and span.unit and kind == "number":
         q_stems = tu.stem_set(question)
-        asks_count = re.match(r"\s*how many\b", question, re.I)
+        asks_count = re.search(r"\bhow many\b", question, re.I)
         if tu.stem(unit_head(span.unit)) not in q_stems and not asks_count:
             text = f"{text} {span.unit}"
     if span.kind in ("date", "year"):
