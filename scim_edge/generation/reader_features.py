@@ -49,7 +49,7 @@ from scim_edge.generation.spans import (
     unit_head,
 )
 from scim_edge.lead_types import LeadType, LeadTypes
-from scim_edge.ranking import quick_stems
+from scim_edge.ranking import is_lead, quick_stems
 from scim_edge.types import Passage
 
 QUESTION_KINDS = ("person", "place", "date", "number", "choice", "what", "open")
@@ -296,7 +296,7 @@ _DATE_KINDS = frozenset({"date", "year", "number"})
 def opening_aside(passage: Passage, sentence: str) -> tuple[int, int] | None:
     """The character range of the parentheses that follow the subject's name in a lead's
     first sentence, or None (not a lead's first sentence, or no such aside)."""
-    if not passage.doc_id.endswith("-0") or not passage.text.lstrip().startswith(sentence[:24]):
+    if not is_lead(passage) or not passage.text.lstrip().startswith(sentence[:24]):
         return None
     open_at = sentence.find("(")
     if open_at < 0 or len(sentence[:open_at].split()) > _ASIDE_REACH:
