@@ -1,9 +1,16 @@
-"""Retrieval quality of the index, through the pipeline every loop uses.
+"""Retrieval quality of the index, through the bound retriever and reranker.
 
     python benchmarks/recall.py                 # builds enwiki-sample into a temp dir
     python benchmarks/recall.py --index DIR     # an index already built from it
     python benchmarks/recall.py --index DIR --retriever hybrid [--reranker embedding]
                                                 # vectors: an index with --embeddings
+    python benchmarks/recall.py --index DIR --path loops
+                                                # the SCIM family's first retrieval
+
+`--path search` (the default) is the search simrag runs: the bound retriever's top k, reordered
+by the reranker when one is bound. `--path loops` is the first retrieval of standard, scim,
+fixed-N and iter-retgen (`query_formulation.retrieve`): BM25 candidates re-ranked by the
+hybrid lexical score, with the leads of the articles the question names joined.
 
 For every answerable question of ../shared/data/qa-dev.jsonl (non-empty `answers`), it
 searches the question text as a user would type it and counts a hit at k when a passage of a
@@ -33,6 +40,7 @@ def main() -> int:
     ap.add_argument("--index", type=Path, help="index dir built from enwiki-sample.xml.bz2")
     ap.add_argument("--qa", type=Path, default=DATA / "qa-dev.jsonl")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--path", choices=("search", "loops"), default="search")
     ap.add_argument("--retriever", default="bm25", help="auto | bm25 | vector | hybrid")
     ap.add_argument("--reranker", default="none", help="none | hybrid | embedding")
     a = ap.parse_args()
@@ -44,6 +52,7 @@ def main() -> int:
     if index is None:
         index = Path(tempfile.mkdtemp(prefix="recall-")) / "enwiki-sample"
         build_index(DATA / "enwiki-sample.xml.bz2", index)
+    from scim_edge import query_formulation as qf
     from scim_edge.engine import Engine
     from scim_edge.passage_search import make_passage_search
     from scim_edge.settings import Settings
@@ -59,7 +68,12 @@ def main() -> int:
     misses = []
     t0 = time.perf_counter()
     for q in answerable:
-        titles = [p.title for p in search.retrieve(q["question"], [q["question"]], 20, set())]
+        if a.path == "loops":
+            found = qf.retrieve(search.retriever, qf.initial(q["question"]), 20, set(),
+                                settings.candidates, q["question"])  # fmt: skip
+        else:
+            found = search.retrieve(q["question"], [q["question"]], 20, set())
+        titles = [p.title for p in found]
         gold = set(q["titles"])
         at5 = any(t in gold for t in titles[:5])
         at20 = any(t in gold for t in titles)
@@ -78,6 +92,7 @@ def main() -> int:
         "benchmark": "recall",
         "index": str(index),
         "bindings": search.bindings(),
+        "path": a.path,
         "questions": len(questions),
         "answerable": n,
         "recall_at_5": round(hits[5] / n, 4),
