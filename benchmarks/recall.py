@@ -1,7 +1,7 @@
 """Retrieval quality of the index, through the bound retriever and reranker.
 
     python benchmarks/recall.py                 # builds enwiki-sample into a temp dir
-    python benchmarks/recall.py --index DIR     # an index already built from it
+    python benchmarks/recall.py --index DIR     # an index already built (name or dir)
     python benchmarks/recall.py --index DIR --retriever hybrid [--reranker embedding]
                                                 # vectors: an index with --embeddings
     python benchmarks/recall.py --index DIR --path loops
@@ -36,65 +36,87 @@ RESULTS = ROOT / "benchmarks" / "results" / "recall.json"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--index", type=Path, help="index dir built from enwiki-sample.xml.bz2")
-    ap.add_argument("--qa", type=Path, default=DATA / "qa-dev.jsonl")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty
+
+    ap = OneLineParser(prog="recall", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=nonempty, help="index name or directory (default: "
+                    "enwiki-sample built into a temp dir)")  # fmt: skip
+    ap.add_argument("--qa", type=nonempty, default=str(DATA / "qa-dev.jsonl"))
+    ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     ap.add_argument("--path", choices=("search", "loops"), default="search")
     ap.add_argument("--retriever", default="bm25", help="auto | bm25 | vector | hybrid")
     ap.add_argument("--reranker", default="none", help="none | hybrid | embedding")
     a = ap.parse_args()
 
-    from index_builder.build import build_index
-    from scim_edge.retrieval import BM25Retriever
+    from scim_edge import atomic
+    from scim_edge.errors import UserError
 
-    index = a.index
-    if index is None:
-        index = Path(tempfile.mkdtemp(prefix="recall-")) / "enwiki-sample"
-        build_index(DATA / "enwiki-sample.xml.bz2", index)
+    try:
+        result = _measure(a)
+    except UserError as e:
+        return _fail(e.one_line(), e.exit_code)
+    out = Path(a.out)
+    try:
+        atomic.write_text(out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    except OSError as e:
+        return _fail(f"cannot write {out}: {e.strerror or e}")
+    print(json.dumps({k: v for k, v in result.items() if k != "misses_at_5"}, indent=2))
+    return 0
+
+
+def _measure(a: argparse.Namespace) -> dict:
+    from index_builder.build import build_index
     from scim_edge import query_formulation as qf
     from scim_edge.engine import Engine
+    from scim_edge.evaluation.qa_io import load_qa
     from scim_edge.passage_search import make_passage_search
+    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
     from scim_edge.settings import Settings
 
+    questions = load_qa(a.qa)
+    if a.index is None:
+        index = Path(tempfile.mkdtemp(prefix="recall-")) / "enwiki-sample"
+        build_index(DATA / "enwiki-sample.xml.bz2", index)
+    else:
+        index = resolve_index_dir(a.index)
     bm25 = BM25Retriever.open(index)
     settings = Settings(retriever=a.retriever, reranker=a.reranker, model="extractive")
     engine = Engine(settings, bm25, generator=None, index_name=index.name)  # type: ignore[arg-type]
     search = make_passage_search(settings, engine)
-    questions = [json.loads(x) for x in a.qa.read_text(encoding="utf-8").splitlines() if x]
-    answerable = [q for q in questions if q["answers"]]
+    answerable = [q for q in questions if q.answerable]
     hits: dict[int, int] = {5: 0, 20: 0}
     by_type: dict[str, dict[str, int]] = defaultdict(lambda: {"n": 0, "at5": 0, "at20": 0})
     misses = []
     t0 = time.perf_counter()
     for q in answerable:
         if a.path == "loops":
-            found = qf.retrieve(search.retriever, qf.initial(q["question"]), 20, set(),
-                                settings.candidates, q["question"])  # fmt: skip
+            found = qf.retrieve(search.retriever, qf.initial(q.question), 20, set(),
+                                settings.candidates, q.question)  # fmt: skip
         else:
-            found = search.retrieve(q["question"], [q["question"]], 20, set())
+            found = search.retrieve(q.question, [q.question], 20, set())
         titles = [p.title for p in found]
-        gold = set(q["titles"])
+        gold = set(q.titles)
         at5 = any(t in gold for t in titles[:5])
         at20 = any(t in gold for t in titles)
         hits[5] += at5
         hits[20] += at20
-        t = by_type[q.get("type", "?")]
+        t = by_type[q.type or "?"]
         t["n"] += 1
         t["at5"] += at5
         t["at20"] += at20
         if not at5:
-            misses.append({"id": q["id"], "question": q["question"], "gold": q["titles"],
+            misses.append({"id": q.id, "question": q.question, "gold": list(q.titles),
                            "top5": titles[:5]})  # fmt: skip
     ms = (time.perf_counter() - t0) * 1000 / max(1, len(answerable))
-    n = len(answerable)
-    result = {
+    n = max(1, len(answerable))
+    return {
         "benchmark": "recall",
-        "index": str(index),
+        "index": str(a.index or index),
         "bindings": search.bindings(),
         "path": a.path,
         "questions": len(questions),
-        "answerable": n,
+        "answerable": len(answerable),
         "recall_at_5": round(hits[5] / n, 4),
         "recall_at_20": round(hits[20] / n, 4),
         "by_type": {
@@ -110,10 +132,11 @@ def main() -> int:
         "analyzer": bm25.analyzer_name,
         "misses_at_5": misses,
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "misses_at_5"}, indent=2))
-    return 0
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"recall: error: {message}", file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":
