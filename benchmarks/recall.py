@@ -28,6 +28,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -65,7 +66,7 @@ def main() -> int:
     return 0
 
 
-def _measure(a: argparse.Namespace) -> dict:
+def _measure(a: argparse.Namespace) -> dict[str, Any]:
     from index_builder.build import build_index
     from scim_edge import query_formulation as qf
     from scim_edge.engine import Engine

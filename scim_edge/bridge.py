@@ -104,9 +104,13 @@ class Bridge:
     phrase: str  # the whole description
     head: str  # its head noun: "city"
     clause: str  # what identifies it: "where the Rothschild family originated"
-    outer: str  # the question without the phrase: "On which river stands ?"
-    before: str = ""  # the question's words before the phrase: "On which river stands"
-    after: str = ""  # and after it: "?"
+    before: str  # the question's words before the phrase: "On which river stands"
+    after: str  # and after it: "?"
+
+    @property
+    def outer(self) -> str:
+        """The question without the phrase: "On which river stands ?"."""
+        return " ".join(x for x in (self.before, self.after) if x)
 
 
 @dataclass(frozen=True)
@@ -209,15 +213,13 @@ def find(question: str) -> Bridge | None:
         if m is None:
             continue
         h, c0, c1 = m
-        phrase = " ".join(toks[i:c1])
-        clause = " ".join(toks[c0:c1])
-        outer = " ".join(toks[:i] + toks[c1:])
-        if not [w for w in tu.content_words(outer) if w not in NAMING_WORDS]:
+        b = Bridge(" ".join(toks[i:c1]), toks[h].lower(), " ".join(toks[c0:c1]),
+                   " ".join(toks[:i]), " ".join(toks[c1:]))  # fmt: skip
+        if not [w for w in tu.content_words(b.outer) if w not in NAMING_WORDS]:
             continue  # "What is the capital of France?": the phrase is the whole question
-        if not tu.content_words(clause):
+        if not tu.content_words(b.clause):
             continue
-        before, after = " ".join(toks[:i]), " ".join(toks[c1:])
-        return Bridge(phrase, toks[h].lower(), clause, outer, before, after)
+        return b
     return None
 
 
@@ -398,9 +400,9 @@ def question_through(bridge: Bridge, candidate: Candidate) -> str:
     most of the world's reserves of natural bitumen", becomes "What is the capital of
     Alberta holds ?" (the sentence says "has"): its words point at "Alberta's capital
     Edmonton", where the whole question's (bitumen, reserves) point back at the sentence
-    that named Alberta. "In what year did
-    the prince whom Aristotle began tutoring in 343 BC arrive in Afghanistan?" keeps
-    "arrive Afghanistan", which the clause holds and the first hop did not use."""
+    that named Alberta. "In what year did the prince whom Aristotle began tutoring in 343 BC
+    arrive in Afghanistan?" keeps "arrive Afghanistan", which the clause holds and the
+    first hop did not use."""
     used = _used(bridge, candidate)
     rest = [
         w for w in tu.words(bridge.clause)
