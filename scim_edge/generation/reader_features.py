@@ -20,6 +20,12 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - whether a name starts with a given name of the index's people (`given_names`), which
   capitalisation alone cannot tell ("Neil Armstrong", not "Big Tech").
 
+Some spans are no candidates, whatever their features: the question's own words; an
+opening aside's other names and life dates, unless asked for; a common noun phrase that
+only restates the kind asked, after a copula ("The yen is the official currency of
+Japan"); a century or a decade for "in which year". When the question asks when a person
+it names was born or died, the date their lead's opening aside gives is the only one.
+
 `candidates(question, passages)` returns every span of the top passages' sentences with its
 vector; `FEATURES` names the columns, in order, for the weights file.
 """
@@ -291,6 +297,10 @@ _NAME_STEMS = frozenset(
     tu.stem(w) for w in "name named names called known spelled pronounced nickname".split()
 )
 _DATE_KINDS = frozenset({"date", "year", "number"})
+# kinds of answer a word like "Portuguese" or "Swiss" names: the demonym is the answer
+_DEMONYM_KINDS = frozenset(
+    tu.stem(w) for w in "language tongue dialect nationality citizenship ethnicity".split()
+)
 
 
 def opening_aside(passage: Passage, sentence: str) -> tuple[int, int] | None:
@@ -305,15 +315,50 @@ def opening_aside(passage: Passage, sentence: str) -> tuple[int, int] | None:
     return (open_at, close_at) if close_at > open_at else None
 
 
-def _aside_not_asked(span: Span, aside: tuple[int, int] | None, q: QuestionInfo) -> bool:
+def _aside_not_asked(
+    span: Span, sentence: str, aside: tuple[int, int] | None, q: QuestionInfo
+) -> bool:
     """The span is in the lead's opening aside and the question does not ask what the aside
     says: "Akhilleus" is Achilles himself, not his mother; "1947" is when Alain Connes was
-    born, not when he won the Fields Medal."""
+    born, not when he won the Fields Medal, nor when he died."""
     if aside is None or not aside[0] < span.start < aside[1]:
         return False
     if span.kind in _DATE_KINDS:
-        return not q.stems & _LIFE_STEMS
+        said, asked = _life_date(span, sentence, aside), _life_asked(q)
+        return not q.stems & _LIFE_STEMS or bool(said and asked and said != asked)
     return not q.stems & _NAME_STEMS
+
+
+_BIRTH_STEMS = frozenset(tu.stem(w) for w in "born birth".split())
+_DEATH_STEMS = frozenset(tu.stem(w) for w in "die died death dead".split())
+_RANGE_MARK = re.compile(r"[–—-]|\bto\b")
+
+
+def _life_date(span: Span, sentence: str, aside: tuple[int, int] | None) -> str | None:
+    """ "birth" or "death" when the span is that date of the lead's opening aside: the
+    first of "(14 March 1879 – 18 April 1955)" is the birth, the last the death; a date
+    alone is the birth after "born", the death after "died". None otherwise."""
+    if aside is None or span.kind not in ("date", "year") or not aside[0] < span.start < aside[1]:
+        return None
+    inner = sentence[aside[0] : aside[1]]
+    at = span.start - aside[0]
+    dates = [sp.start for sp in sentence_spans(inner) if sp.kind in ("date", "year")]
+    if len(dates) >= 2 and _RANGE_MARK.search(inner):
+        return "birth" if at == dates[0] else "death" if at == dates[-1] else None
+    before = inner[:at].lower()
+    if len(dates) == 1 and re.search(r"\b(?:born|b\.)\s*$", before):
+        return "birth"
+    if len(dates) == 1 and re.search(r"\b(?:died|d\.)\s*$", before):
+        return "death"
+    return None
+
+
+def _life_asked(q: QuestionInfo) -> str | None:
+    """ "birth" or "death" when the question asks when (or in what year) one of them was."""
+    if q.kind != "date":
+        return None
+    birth, death = bool(q.stems & _BIRTH_STEMS), bool(q.stems & _DEATH_STEMS)
+    return "birth" if birth and not death else "death" if death and not birth else None
 
 
 def _from_question(span: Span, q: QuestionInfo) -> bool:
@@ -329,6 +374,33 @@ def _from_question(span: Span, q: QuestionInfo) -> bool:
     if all(w in q.lower_words or tu.stem(w) in q.stems for w in content):
         return True
     return f" {_plain(span.text)} " in f" {_plain(q.text)} "
+
+
+_DET = frozenset({"the", "a", "an"})
+
+
+def _names_the_kind(span: Span, sentence: str, q: QuestionInfo) -> bool:
+    """The span is a common noun phrase whose head is the kind the question asks for, said
+    after a copula: "The yen is the official currency of Japan" states the answer to "What
+    is the currency of Japan?" as its subject, and "official currency" is only the kind
+    restated. A name ("Battle of Segesvár" for "which battle") or a phrase said elsewhere
+    ("rest on their left side" for "which side") is not left out."""
+    if span.kind != "np" or not _head_is_span_head(q, span):
+        return False
+    before = [w.lower() for w in _WORD.findall(sentence[: span.start])[-2:]]
+    if before and before[-1] in _DET:
+        before = before[:-1]
+    return bool(before) and before[-1] in _COPULA
+
+
+_YEAR_STEM = tu.stem("year")
+_YEAR_IN_DATE = re.compile(r"\b\d{3,4}\b|\b\d{1,4}\s*(?:BCE?|AD|CE)\b|\bAD\s*\d{1,4}\b")
+
+
+def _names_a_year(span: Span) -> bool:
+    """A year, or a date with its year ("4 May 1805", "27 BC"): what "in which year" asks
+    for, where "the 15th century", "the 1990s" and "4 May" are not."""
+    return span.kind == "year" or (span.kind == "date" and bool(_YEAR_IN_DATE.search(span.text)))
 
 
 def _plain(text: str) -> str:
@@ -429,11 +501,15 @@ class _Pool:
         return self.words_of[sentence]
 
     def title(self, title: str) -> tuple[frozenset[str], float]:
-        """(title stems, 1.0 when the question names the whole title)."""
+        """(title stems, 1.0 when the question names the whole title). A title that is only
+        the kind the question asks for is not its topic: "What is the currency of Japan?"
+        names Japan, and asks for a currency, which the article "Currency" does not give."""
         if title not in self.titles:
             t_low = " ".join(w.lower() for w in tu.words(title))
-            named = float(bool(t_low) and f" {t_low} " in f" {self.q_low} ")
-            self.titles[title] = (tu.stem_set(title), named)
+            stems = tu.stem_set(title)
+            named = bool(t_low) and f" {t_low} " in f" {self.q_low} "
+            kind_only = bool(self.q.head) and stems == {self.q.head}
+            self.titles[title] = (stems, float(named and not kind_only))
         return self.titles[title]
 
 
@@ -488,13 +564,22 @@ def _collect(
                  similarity=_similarities(q, [s for _, _, s in sents], similarity),
                  names=names)  # fmt: skip
     raw: list[_Raw] = []
+    life_asked = _life_asked(q)
+    life: list[_Raw] = []  # the asked life date of an article the question names
     for (rank, p, s), st in zip(sents, stems, strict=True):
         aside = opening_aside(p, s)
         for sp in sentence_spans(s):
             key = normalise(sp.text)
-            if not key or _from_question(sp, q) or _aside_not_asked(sp, aside, q):
+            if (
+                not key
+                or _from_question(sp, q)
+                or _aside_not_asked(sp, s, aside, q)
+                or _names_the_kind(sp, s, q)
+            ):
                 continue
             raw.append((sp, s, p, rank, st))
+            if life_asked and pool.title(p.title)[1] and _life_date(sp, s, aside) == life_asked:
+                life.append(raw[-1])
             pool.span_sentences[key] += 1
             pool.span_passages.setdefault(key, set()).add(p.doc_id)
     full_names = {surname(r[0]) for r in raw if person_like(r[0]) and len(r[0].text.split()) > 1}
@@ -506,9 +591,13 @@ def _collect(
         if last in full_names:
             pool.surnames[last] += 1
             pool.surname_passages.setdefault(last, set()).add(p.doc_id)
+    if life:  # "When did Albert Einstein die?": his lead says it, in its opening aside
+        raw = life
     fits = FITS.get(q.kind)
     if fits and any(r[0].kind in fits for r in raw):
         raw = [r for r in raw if r[0].kind in fits]
+    if q.kind == "date" and q.head == _YEAR_STEM and any(_names_a_year(r[0]) for r in raw):
+        raw = [r for r in raw if _names_a_year(r[0])]
     if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
         raw = [r for r in raw if _LATIN.search(r[0].text)]
     return raw, pool
@@ -593,6 +682,7 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     before = sentence[: sp.start]
     lead_person = lead is not None and lead.person  # "Rumi", "Vivaldi": one-word names
     role = set(sp_words) <= ROLE_TITLES  # "President": a role, not the one who held it
+    asks_demonym = q.head in _DEMONYM_KINDS  # "Portuguese" answers "what language"
     person = (
         person_like(sp) or (len(sp_words) == 1 and not role and surname(sp) in pool.surnames)
     ) or lead_person
@@ -616,7 +706,9 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
         # a name before a common noun modifies it: "Dutch Post-Impressionist painter"
         "before_noun": float(sp.kind == "entity" and sp.after in common_nouns(sentence)),
         "unit_in_question": float(bool(sp.unit) and tu.stem(unit_head(sp.unit)) in q.stems),
-        "demonym": float(sp.kind == "entity" and is_demonym(sp.text) and not lead_person),
+        "demonym": float(
+            sp.kind == "entity" and is_demonym(sp.text) and not lead_person and not asks_demonym
+        ),
         "not_person_word": float(bool(set(sp_words) & NOT_PERSON_WORDS)),
         "in_quotes": float(before.count('"') % 2 == 1 or before.count("“") > before.count("”")),
         "person_like": float(person),

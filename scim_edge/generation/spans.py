@@ -177,21 +177,28 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
         _add(out, taken, sentence, text, "year" if is_year(text) else "date", m.start())
     for m in _YEAR_IN_TEXT.finditer(sentence):
         _add(out, taken, sentence, m.group(0), "year", m.start())
+    runs = [
+        (ent, start)
+        for ent, start in _entity_runs(sentence)
+        if len(ent.split()) <= MAX_ENTITY_WORDS and not {w.lower() for w in ent.split()} & _MONTHS
+    ]
+    for ent, start in runs:  # "Apollo 11", "Boeing 747": before the number alone is taken
+        if ent.rsplit(" ", 1)[-1].isdigit():
+            _add(out, taken, sentence, ent, "entity", start)
     nouns = common_nouns(sentence)
     for rx in (NUMBER_RE, _NUMBER_WORD_RE):
         for m in rx.finditer(sentence):
             _add(out, taken, sentence, m.group(0), "number", m.start(),
                  _unit(sentence, m.end(), nouns))  # fmt: skip
-    for ent, start in _entity_runs(sentence):
-        words = ent.split()
-        if len(words) > MAX_ENTITY_WORDS or {w.lower() for w in words} & _MONTHS:
-            continue
+    for ent, start in runs:
         _add(out, taken, sentence, ent, "entity", start)
     _noun_phrases(sentence, out, taken)
     out.sort(key=lambda s: s.start)
     return tuple(out)
 
 
+# A number of at most three digits, so that a year after a name stays a year ("Athens 1896")
+_NAME_NUMBER = re.compile(r"^\d{1,3}$")
 _CONNECT = frozenset(
     {"of", "de", "von", "van", "da", "del", "al", "bin", "ibn", "&", "the", "la", "le"}
 )
@@ -226,6 +233,10 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
         if cap and (proper or (i > 0 and tag in ("JJ", "NN", "NNS", "CD"))):
             run.append(tok)
             starts.append(max(at, 0))
+        elif run and _NAME_NUMBER.match(tok) and run[-1].lower() not in _CONNECT:
+            run.append(tok)  # a number that ends a name: "Apollo 11", "Boeing 747"
+            starts.append(max(at, 0))
+            flush()
         elif run and tok.lower() in _CONNECT and i + 1 < len(tags) and tags[i + 1][0][:1].isupper():
             run.append(tok)
             starts.append(max(at, 0))
@@ -282,8 +293,13 @@ def _noun_phrases(sentence: str, out: list[Span], taken: list[tuple[int, int]]) 
 
 
 def is_demonym(text: str) -> bool:
-    """ "American", "Canadian-born": nationality adjectives, not names."""
-    return all(_DEMONYM.match(w) for w in text.split())
+    """ "American", "Canadian-born", "Sri Lankan": nationality adjectives, not names. A
+    name whose last word is a thing's kind is a name, though its words look alike:
+    "Pacific Ocean", "Roman Republic", "Catholic Church"."""
+    words = text.split()
+    if len(words) > 1 and words[-1].lower() in NOT_PERSON_WORDS:
+        return False
+    return bool(words) and all(_DEMONYM.match(w) for w in words)
 
 
 def span_head(text: str) -> str:
