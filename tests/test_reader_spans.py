@@ -355,5 +355,9 @@ def test_a_number_that_ends_a_name_is_part_of_it():
     assert "Apollo 11" in _spans("He commanded the 1969 Apollo 11 mission to the Moon.")
 
 
+def test_an_abbreviation_with_its_number_is_not_a_name():
+    assert "Op. 67" not in _spans("The Symphony No. 5 in C minor, Op. 67, is by Beethoven.")
+
+
 def test_a_name_before_a_year_stays_a_name_alone():
     assert "Athens" in _spans("In Athens 1896 the first modern games began.")

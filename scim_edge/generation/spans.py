@@ -233,7 +233,7 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
         if cap and (proper or (i > 0 and tag in ("JJ", "NN", "NNS", "CD"))):
             run.append(tok)
             starts.append(max(at, 0))
-        elif run and _NAME_NUMBER.match(tok) and run[-1].lower() not in _CONNECT:
+        elif run and _NAME_NUMBER.match(tok) and _named(run):
             run.append(tok)  # a number that ends a name: "Apollo 11", "Boeing 747"
             starts.append(max(at, 0))
             flush()
@@ -244,6 +244,14 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
             flush()
     flush()
     return runs
+
+
+def _named(run: list[str]) -> bool:
+    """The run names something a number can end ("Apollo", "Symphony No."), not only an
+    abbreviation said before numbers ("Op.": "Op. 67" is no name) or a connecting word."""
+    if run[-1].lower() in _CONNECT:
+        return False
+    return any(w.rstrip(".") not in tu.NUMBER_ABBREVIATIONS for w in run)
 
 
 def _title_words(words: list[str]) -> int:
