@@ -280,6 +280,12 @@ def test_a_phrase_that_restates_the_kind_asked_after_a_copula_is_not_a_candidate
     assert "official currency" not in _texts("What is the currency of Japan?", YEN)
 
 
+def test_a_phrase_that_says_there_is_a_name_is_not_the_name():
+    ps = Passage("5-0", "Little Richard", "", "Richard Wayne Penniman, better known by his "
+                 "stage name Little Richard, was an American singer.")  # fmt: skip
+    assert "stage name" not in _texts("What was Little Richard's real name?", ps)
+
+
 def test_a_phrase_headed_by_the_kind_asked_said_elsewhere_stays_a_candidate():
     ps = Passage("3-0", "Flatfish", "", "Adult flatfish lie on their left side on the sea floor.")
     assert "left side" in _texts("On which side do flatfish lie?", ps)
@@ -361,3 +367,19 @@ def test_an_abbreviation_with_its_number_is_not_a_name():
 
 def test_a_name_before_a_year_stays_a_name_alone():
     assert "Athens" in _spans("In Athens 1896 the first modern games began.")
+
+
+ROGERS = Passage("2-0", "Fred Rogers", "", "Fred Rogers hosted Mister Rogers' Neighborhood, "
+                 "which ran from 1968 to 2001.")  # fmt: skip
+
+
+def test_the_start_of_a_range_does_not_answer_when_something_ended():
+    assert "1968" not in _texts("When did Mister Rogers' Neighborhood end its run?", ROGERS)
+
+
+def test_the_end_of_a_range_does_not_answer_when_something_began():
+    assert "2001" not in _texts("When did Mister Rogers' Neighborhood start?", ROGERS)
+
+
+def test_both_ends_of_a_range_stay_for_a_question_that_asks_neither():
+    assert {"1968", "2001"} <= _texts("When was Mister Rogers' Neighborhood broadcast?", ROGERS)

@@ -42,6 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from scim_edge import textutil as tu
+from scim_edge.comparison import END_WORDS
 from scim_edge.generation.coreference import resolve_opening_pronoun
 from scim_edge.generation.spans import (
     KINDS,
@@ -361,6 +362,31 @@ def _life_asked(q: QuestionInfo) -> str | None:
     return "birth" if birth and not death else "death" if death and not birth else None
 
 
+_START_STEMS = frozenset(
+    tu.stem(w) for w in "begin began begun start started founded established opened".split()
+)
+_RANGE_GAP = re.compile(r"^\s*(?:to|until|till|through|–|—|-)\s*$")
+
+
+def _other_end_of_range(span: Span, sentence: str, q: QuestionInfo) -> bool:
+    """The span opens a stated range ("ran from 1968 to 2001", "(1879–1955)") and the
+    question asks when something ended, or it closes one and the question asks when
+    something began: "When did Mister Rogers' Neighborhood end its run?" is 2001."""
+    if q.kind != "date" or span.kind not in ("date", "year"):
+        return False
+    end, start = bool(q.stems & END_WORDS), bool(q.stems & _START_STEMS)
+    if end == start:
+        return False
+    dates = [sp for sp in sentence_spans(sentence) if sp.kind in ("date", "year")]
+    for a, b in zip(dates, dates[1:], strict=False):
+        gap = sentence[a.start + len(a.text) : b.start]
+        between = gap.strip() == "and" and sentence[: a.start].rstrip().endswith("between")
+        if _RANGE_GAP.match(gap) or between:
+            if span.start == (a.start if end else b.start):
+                return True
+    return False
+
+
 def _from_question(span: Span, q: QuestionInfo) -> bool:
     """The span says nothing the question did not: its content words are all the question's,
     or its words run inside the question's ("U.S" in "which U.S. state", "Divan-i Shams" in
@@ -377,6 +403,9 @@ def _from_question(span: Span, q: QuestionInfo) -> bool:
 
 
 _DET = frozenset({"the", "a", "an"})
+# kinds that ask for a label itself: the answer is the name or the term, never a common
+# noun phrase that says there is one ("stage name", "legal term")
+_LABEL_STEMS = frozenset(tu.stem(w) for w in "name nickname term word title phrase".split())
 
 
 def _names_the_kind(span: Span, sentence: str, q: QuestionInfo) -> bool:
@@ -384,9 +413,12 @@ def _names_the_kind(span: Span, sentence: str, q: QuestionInfo) -> bool:
     after a copula: "The yen is the official currency of Japan" states the answer to "What
     is the currency of Japan?" as its subject, and "official currency" is only the kind
     restated. A name ("Battle of Segesvár" for "which battle") or a phrase said elsewhere
-    ("rest on their left side" for "which side") is not left out."""
+    ("rest on their left side" for "which side") is not left out, except when the kind is
+    a label ("name", "term"), which only a name or the term itself gives."""
     if span.kind != "np" or not _head_is_span_head(q, span):
         return False
+    if q.head in _LABEL_STEMS:  # "What was Little Richard's real name?": not "stage name"
+        return True
     before = [w.lower() for w in _WORD.findall(sentence[: span.start])[-2:]]
     if before and before[-1] in _DET:
         before = before[:-1]
@@ -575,6 +607,7 @@ def _collect(
                 or _from_question(sp, q)
                 or _aside_not_asked(sp, s, aside, q)
                 or _names_the_kind(sp, s, q)
+                or _other_end_of_range(sp, s, q)
             ):
                 continue
             raw.append((sp, s, p, rank, st))
