@@ -89,6 +89,16 @@ def test_a_possessive_is_not_part_of_a_name():
     assert "Rumi" in texts
 
 
+def test_a_possessive_before_a_kind_of_place_is_inside_the_name():
+    texts = _spans("It premiered at the St James's Theatre in London in 1895.")
+    assert "St James's Theatre" in texts
+
+
+def test_a_possessive_before_another_name_splits_the_two():
+    texts = _spans("Orwell's Animal Farm was published in 1945.")
+    assert "Animal Farm" in texts
+
+
 def test_a_span_written_inside_the_question_is_not_a_candidate():
     ps = [Passage("m-0", "Missouri River", "", "The Missouri River rises in the Rocky Mountains "
                   "of western Montana in the U.S. and flows east.")]  # fmt: skip

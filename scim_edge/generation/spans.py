@@ -240,10 +240,27 @@ def _entity_runs(sentence: str) -> list[tuple[str, int]]:
         elif run and tok.lower() in _CONNECT and i + 1 < len(tags) and tags[i + 1][0][:1].isupper():
             run.append(tok)
             starts.append(max(at, 0))
+        elif (
+            run
+            and tok in ("'s", "’s")
+            and at == starts[-1] + len(run[-1])
+            and _owns_a_place(tags, i)
+        ):
+            run[-1] += tok  # "St James's Theatre", "People's Republic of China"
         else:
             flush()
     flush()
     return runs
+
+
+def _owns_a_place(tags: tuple[tuple[str, str], ...], i: int) -> bool:
+    """The possessive at `i` is inside a name: the capitalised word after it names a kind
+    of place or body ("St James's Theatre", "King's College"), where "Orwell's Animal
+    Farm" is two names."""
+    if i + 1 >= len(tags):
+        return False
+    nxt = tags[i + 1][0]
+    return nxt[:1].isupper() and nxt.lower() in NOT_PERSON_WORDS
 
 
 def _named(run: list[str]) -> bool:
