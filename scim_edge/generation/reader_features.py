@@ -23,8 +23,11 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 Some spans are no candidates, whatever their features: the question's own words; an
 opening aside's other names and life dates, unless asked for; a common noun phrase that
 only restates the kind asked, after a copula ("The yen is the official currency of
-Japan"); a century or a decade for "in which year". When the question asks when a person
-it names was born or died, the date their lead's opening aside gives is the only one.
+Japan"), or that says there is a name when the name is asked ("stage name"); a century or
+a decade for "in which year"; the start of a stated range when the question asks when
+something ended, and its end when it asks when something began. When the question asks
+when a person it names was born or died, the date their lead's opening aside gives is the
+only one.
 
 `candidates(question, passages)` returns every span of the top passages' sentences with its
 vector; `FEATURES` names the columns, in order, for the weights file.
@@ -332,7 +335,23 @@ def _aside_not_asked(
 
 _BIRTH_STEMS = frozenset(tu.stem(w) for w in "born birth".split())
 _DEATH_STEMS = frozenset(tu.stem(w) for w in "die died death dead".split())
-_RANGE_MARK = re.compile(r"[–—-]|\bto\b")
+_START_STEMS = frozenset(
+    tu.stem(w) for w in "begin began begun start started founded established opened".split()
+)
+_RANGE_GAP = re.compile(r"^\s*(?:to|until|till|through|–|—|-)\s*$")
+
+
+def _ranges(sentence: str) -> list[tuple[int, int]]:
+    """Where the two dates of each range the sentence states start: "from 1968 to 2001",
+    "(14 March 1879 – 18 April 1955)", "between 1914 and 1918"."""
+    dates = [sp for sp in sentence_spans(sentence) if sp.kind in ("date", "year")]
+    out = []
+    for a, b in zip(dates, dates[1:], strict=False):
+        gap = sentence[a.start + len(a.text) : b.start]
+        between = gap.strip() == "and" and sentence[: a.start].rstrip().endswith("between")
+        if _RANGE_GAP.match(gap) or between:
+            out.append((a.start, b.start))
+    return out
 
 
 def _life_date(span: Span, sentence: str, aside: tuple[int, int] | None) -> str | None:
@@ -341,15 +360,13 @@ def _life_date(span: Span, sentence: str, aside: tuple[int, int] | None) -> str 
     alone is the birth after "born", the death after "died". None otherwise."""
     if aside is None or span.kind not in ("date", "year") or not aside[0] < span.start < aside[1]:
         return None
-    inner = sentence[aside[0] : aside[1]]
-    at = span.start - aside[0]
-    dates = [sp.start for sp in sentence_spans(inner) if sp.kind in ("date", "year")]
-    if len(dates) >= 2 and _RANGE_MARK.search(inner):
-        return "birth" if at == dates[0] else "death" if at == dates[-1] else None
-    before = inner[:at].lower()
-    if len(dates) == 1 and re.search(r"\b(?:born|b\.)\s*$", before):
+    for first, last in _ranges(sentence):
+        if aside[0] < first < aside[1] and span.start in (first, last):
+            return "birth" if span.start == first else "death"
+    before = sentence[aside[0] : span.start].lower()
+    if re.search(r"\b(?:born|b\.)\s*$", before):
         return "birth"
-    if len(dates) == 1 and re.search(r"\b(?:died|d\.)\s*$", before):
+    if re.search(r"\b(?:died|d\.)\s*$", before):
         return "death"
     return None
 
@@ -362,12 +379,6 @@ def _life_asked(q: QuestionInfo) -> str | None:
     return "birth" if birth and not death else "death" if death and not birth else None
 
 
-_START_STEMS = frozenset(
-    tu.stem(w) for w in "begin began begun start started founded established opened".split()
-)
-_RANGE_GAP = re.compile(r"^\s*(?:to|until|till|through|–|—|-)\s*$")
-
-
 def _other_end_of_range(span: Span, sentence: str, q: QuestionInfo) -> bool:
     """The span opens a stated range ("ran from 1968 to 2001", "(1879–1955)") and the
     question asks when something ended, or it closes one and the question asks when
@@ -377,14 +388,7 @@ def _other_end_of_range(span: Span, sentence: str, q: QuestionInfo) -> bool:
     end, start = bool(q.stems & END_WORDS), bool(q.stems & _START_STEMS)
     if end == start:
         return False
-    dates = [sp for sp in sentence_spans(sentence) if sp.kind in ("date", "year")]
-    for a, b in zip(dates, dates[1:], strict=False):
-        gap = sentence[a.start + len(a.text) : b.start]
-        between = gap.strip() == "and" and sentence[: a.start].rstrip().endswith("between")
-        if _RANGE_GAP.match(gap) or between:
-            if span.start == (a.start if end else b.start):
-                return True
-    return False
+    return any(span.start == (first if end else last) for first, last in _ranges(sentence))
 
 
 def _from_question(span: Span, q: QuestionInfo) -> bool:
