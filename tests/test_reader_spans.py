@@ -393,3 +393,9 @@ def test_the_end_of_a_range_does_not_answer_when_something_began():
 
 def test_both_ends_of_a_range_stay_for_a_question_that_asks_neither():
     assert {"1968", "2001"} <= _texts("When was Mister Rogers' Neighborhood broadcast?", ROGERS)
+
+
+def test_a_phrase_after_a_copula_answers_what_kind_the_questions_own_subject_is():
+    ps = Passage("11-0", "Cape of Good Hope", "", "The Cape of Good Hope is a rocky headland "
+                 "on the Atlantic coast.")  # fmt: skip
+    assert "rocky headland" in _texts("Which headland is the Cape of Good Hope?", ps)

@@ -416,17 +416,22 @@ def _names_the_kind(span: Span, sentence: str, q: QuestionInfo) -> bool:
     """The span is a common noun phrase whose head is the kind the question asks for, said
     after a copula: "The yen is the official currency of Japan" states the answer to "What
     is the currency of Japan?" as its subject, and "official currency" is only the kind
-    restated. A name ("Battle of Segesvár" for "which battle") or a phrase said elsewhere
+    restated. When the question names that subject itself ("Which headland is the Cape of
+    Good Hope?" and "The Cape of Good Hope is a rocky headland"), the phrase is what it
+    asks. A name ("Battle of Segesvár" for "which battle") or a phrase said elsewhere
     ("rest on their left side" for "which side") is not left out, except when the kind is
     a label ("name", "term"), which only a name or the term itself gives."""
     if span.kind != "np" or not _head_is_span_head(q, span):
         return False
     if q.head in _LABEL_STEMS:  # "What was Little Richard's real name?": not "stage name"
         return True
-    before = [w.lower() for w in _WORD.findall(sentence[: span.start])[-2:]]
-    if before and before[-1] in _DET:
+    before = list(_WORD.finditer(sentence, 0, span.start))[-2:]
+    if before and before[-1].group(0).lower() in _DET:
         before = before[:-1]
-    return bool(before) and before[-1] in _COPULA
+    if not before or before[-1].group(0).lower() not in _COPULA:
+        return False
+    subject = sentence[: before[-1].start()].rsplit(",", 1)[-1]  # "In Japan, the yen is …"
+    return not quick_stems(subject) & q.stems
 
 
 _YEAR_STEM = tu.stem("year")
