@@ -399,3 +399,20 @@ def test_a_phrase_after_a_copula_answers_what_kind_the_questions_own_subject_is(
     ps = Passage("11-0", "Cape of Good Hope", "", "The Cape of Good Hope is a rocky headland "
                  "on the Atlantic coast.")  # fmt: skip
     assert "rocky headland" in _texts("Which headland is the Cape of Good Hope?", ps)
+
+
+GREENLAND = Passage("13-0", "Greenland", "", "Greenland is an autonomous territory of the "
+                    "Kingdom of Denmark. Greenland is not part of the EU.")  # fmt: skip
+
+
+def test_a_span_the_sentence_denies_the_asked_relation_of_is_not_a_candidate():
+    assert "EU" not in _texts("Which country is Greenland part of?", GREENLAND)
+
+
+def test_a_negation_beyond_the_clause_denies_nothing():
+    ps = Passage("14-0", "Tuvalu", "", "Tuvalu has no official language; English is used.")
+    assert "English" in _texts("What is the official language of Tuvalu?", ps)
+
+
+def test_a_negation_the_question_shares_denies_nothing():
+    assert "EU" in _texts("Which union is Greenland not part of?", GREENLAND)

@@ -25,7 +25,8 @@ opening aside's other names and life dates, unless asked for; a common noun phra
 only restates the kind asked, after a copula ("The yen is the official currency of
 Japan"), or that says there is a name when the name is asked ("stage name"); a century or
 a decade for "in which year"; the start of a stated range when the question asks when
-something ended, and its end when it asks when something began. When the question asks
+something ended, and its end when it asks when something began; a span the sentence
+denies what the question asks of ("not part of the EU"). When the question asks
 when a person it names was born or died, the date their lead's opening aside gives is the
 only one.
 
@@ -391,6 +392,31 @@ def _other_end_of_range(span: Span, sentence: str, q: QuestionInfo) -> bool:
     return any(span.start == (first if end else last) for first, last in _ranges(sentence))
 
 
+_NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "cannot"})
+_NEGATION_REACH = 4  # words from the negation to the span: "not part of the EU"
+_CLAUSE_BREAK = re.compile(r"[,;:.()\[\]–—]")
+
+
+def _negation(word: str) -> bool:
+    return word in _NEGATIONS or word.endswith(("n't", "n’t"))
+
+
+def _denied(span: Span, sentence: str, q: QuestionInfo) -> bool:
+    """The sentence denies what the question asks of the span: "Greenland is not part of
+    the EU" does not answer "Which country is Greenland part of?". The negation must come
+    at most a few words before the span in the same clause, with a word of the question
+    between them ("part"), and the question must not deny it too; "not until 1806" says
+    when, and stays."""
+    if any(_negation(w) for w in q.lower_words):
+        return False
+    words = list(_WORD.finditer(sentence, 0, span.start))[-_NEGATION_REACH - 1 :]
+    neg = [i for i, m in enumerate(words) if _negation(m.group(0).lower())]
+    if not neg or _CLAUSE_BREAK.search(sentence, words[neg[-1]].end(), span.start):
+        return False
+    between = [m.group(0).lower() for m in words[neg[-1] + 1 :]]
+    return any(tu.stem(w) in q.stems for w in between if w not in tu.STOPWORDS)
+
+
 def _from_question(span: Span, q: QuestionInfo) -> bool:
     """The span says nothing the question did not: its content words are all the question's,
     or its words run inside the question's ("U.S" in "which U.S. state", "Divan-i Shams" in
@@ -617,6 +643,7 @@ def _collect(
                 or _aside_not_asked(sp, s, aside, q)
                 or _names_the_kind(sp, s, q)
                 or _other_end_of_range(sp, s, q)
+                or _denied(sp, s, q)
             ):
                 continue
             raw.append((sp, s, p, rank, st))
