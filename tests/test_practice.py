@@ -163,6 +163,15 @@ def test_a_damaged_partial_file_is_made_again(index_copy, name):
     assert store.practice_dir(index_copy).is_dir()
 
 
+def test_a_partial_file_cut_at_a_line_end_is_made_again(index_copy):
+    engine = _interrupt_at_traces(index_copy)
+    damaged = store.partial_dir(index_copy) / "pairs.jsonl"
+    lines = damaged.read_text(encoding="utf-8").splitlines(keepends=True)
+    damaged.write_text("".join(lines[: len(lines) // 2]), encoding="utf-8")
+    run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1))
+    assert store.practice_dir(index_copy).is_dir()
+
+
 def test_an_interrupted_practice_keeps_the_previous_set(practised, tmp_path):
     index = tmp_path / "idx"
     shutil.copytree(practised, index)

@@ -305,7 +305,9 @@ def _make_pairs(
     names: frozenset[str],
 ):
     pairs_file = part / "pairs.jsonl"
-    saved = store.finished(pairs_file, lambda p: [PracticePair(**d) for d in store.read_jsonl(p)])
+    saved = store.finished(
+        pairs_file, lambda p: [PracticePair(**d) for d in store.read_partial_jsonl(p)]
+    )
     if saved is not None:
         return saved, pairs_file
     report("questions", 0, opts.questions)
@@ -319,7 +321,7 @@ def _make_pairs(
         )
     n_comparisons = int(COMPARISON_SHARE * opts.questions)
     pairs += comparison_pairs(retriever.sample(opts.seed), n_comparisons, opts.seed)
-    store.write_jsonl(pairs_file, [p.to_dict() for p in pairs])
+    store.write_partial_jsonl(pairs_file, [p.to_dict() for p in pairs])
     return pairs, pairs_file
 
 
@@ -369,9 +371,11 @@ def _trace_pass(
     paths = [part / f"traces-{n:04d}.jsonl" for n in range(len(_chunks(len(pairs))))]
 
     def make(path: Path, a: int, b: int) -> None:
-        store.write_jsonl(path, [r for p in pairs[a:b] for r in trace_rows(engine, p, settings)])
+        store.write_partial_jsonl(
+            path, [r for p in pairs[a:b] for r in trace_rows(engine, p, settings)]
+        )
 
-    chunks = _run_chunks(paths, pairs, store.read_jsonl, make, "loop traces", report, pool,
+    chunks = _run_chunks(paths, pairs, store.read_partial_jsonl, make, "loop traces", report, pool,
                          _pool_trace_chunk, settings)  # fmt: skip
     return [row for chunk in chunks for row in chunk]
 
@@ -484,7 +488,7 @@ def _pool_reader_chunk(path: Path, pairs: list[PracticePair], settings: Settings
 def _pool_trace_chunk(path: Path, pairs: list[PracticePair], settings: Settings) -> None:
     engine = _WORKER["engine"]
     Confidence.disable(engine, settings)
-    store.write_jsonl(path, [r for p in pairs for r in trace_rows(engine, p, settings)])
+    store.write_partial_jsonl(path, [r for p in pairs for r in trace_rows(engine, p, settings)])
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:

@@ -12,7 +12,9 @@ The set sits beside the index it was made from (and travels with it in a bundle)
                        the held-out rounds better than the shipped one)
 
 Work in progress goes to `<index>/.practice-partial/`, one file per finished chunk, each
-written atomically; a rerun with the same arguments picks up the finished chunks. The
+written atomically (a JSON-lines file with its row count beside it, so that one cut short
+by a disk error or an edit is made again, not read short); a rerun with the same arguments
+picks up the finished chunks. The
 finished set is assembled in a temporary folder and swapped in whole, so an interrupted run
 never leaves a half-written `practice/` and never damages the previous one.
 """
@@ -76,8 +78,25 @@ def write_json(path: Path, data: Any) -> None:
     write_text(path, json.dumps(data, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
-def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def write_partial_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    """A partial run's rows, then their count beside them (`<name>.rows`): a file cut at
+    the end of a line still reads as whole JSON lines, and only the count shows it short."""
     write_text(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    write_text(_count_path(path), f"{len(rows)}\n")
+
+
+def read_partial_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Rows `write_partial_jsonl` wrote; ValueError when the file holds fewer or more rows
+    than it was written with, OSError when the count is missing."""
+    rows = read_jsonl(path)
+    written = int(_count_path(path).read_text(encoding="utf-8"))
+    if written != len(rows):
+        raise ValueError(f"{path.name} holds {len(rows)} of the {written} rows written")
+    return rows
+
+
+def _count_path(path: Path) -> Path:
+    return path.with_name(path.name + ".rows")
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
