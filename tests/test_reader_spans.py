@@ -120,8 +120,9 @@ CONNES = Passage("340-0", "Alain Connes", "", "Alain Connes (born 1 April 1947) 
                  "mathematician. He was awarded the Fields Medal in 1982.")  # fmt: skip
 
 
-def _texts(question: str, passage: Passage) -> set[str]:
-    return {c.text for c in rf.candidates(question, [passage])}
+def _texts(question: str, passages: Passage | list[Passage]) -> set[str]:
+    ps = passages if isinstance(passages, list) else [passages]
+    return {c.text for c in rf.candidates(question, ps)}
 
 
 def test_the_subjects_other_name_in_the_opening_aside_answers_only_a_name_question():
@@ -348,11 +349,11 @@ EINSTEIN = [
 
 
 def test_the_death_asked_of_a_named_person_is_the_last_date_of_the_opening_aside():
-    assert _texts_of("When did Albert Einstein die?", EINSTEIN) == {"18 April 1955"}
+    assert _texts("When did Albert Einstein die?", EINSTEIN) == {"18 April 1955"}
 
 
 def test_the_birth_asked_of_a_named_person_is_the_first_date_of_the_opening_aside():
-    assert _texts_of("When was Albert Einstein born?", EINSTEIN) == {"14 March 1879"}
+    assert _texts("When was Albert Einstein born?", EINSTEIN) == {"14 March 1879"}
 
 
 def test_a_date_alone_after_born_is_no_death_date():
@@ -360,11 +361,7 @@ def test_a_date_alone_after_born_is_no_death_date():
 
 
 def test_the_aside_of_an_article_the_question_does_not_name_does_not_decide():
-    assert "1986" in _texts_of("When did Margot die?", EINSTEIN)
-
-
-def _texts_of(question: str, passages: list[Passage]) -> set[str]:
-    return {c.text for c in rf.candidates(question, passages)}
+    assert "1986" in _texts("When did Margot die?", EINSTEIN)
 
 
 def test_a_number_that_ends_a_name_is_part_of_it():

@@ -342,9 +342,11 @@ _START_STEMS = frozenset(
 _RANGE_GAP = re.compile(r"^\s*(?:to|until|till|through|–|—|-)\s*$")
 
 
-def _ranges(sentence: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=4096)
+def _ranges(sentence: str) -> tuple[tuple[int, int], ...]:
     """Where the two dates of each range the sentence states start: "from 1968 to 2001",
-    "(14 March 1879 – 18 April 1955)", "between 1914 and 1918"."""
+    "(14 March 1879 – 18 April 1955)", "between 1914 and 1918"; cached, since every date
+    span of the sentence asks."""
     dates = [sp for sp in sentence_spans(sentence) if sp.kind in ("date", "year")]
     out = []
     for a, b in zip(dates, dates[1:], strict=False):
@@ -352,7 +354,7 @@ def _ranges(sentence: str) -> list[tuple[int, int]]:
         between = gap.strip() == "and" and sentence[: a.start].rstrip().endswith("between")
         if _RANGE_GAP.match(gap) or between:
             out.append((a.start, b.start))
-    return out
+    return tuple(out)
 
 
 def _life_date(span: Span, sentence: str, aside: tuple[int, int] | None) -> str | None:
@@ -395,6 +397,8 @@ def _other_end_of_range(span: Span, sentence: str, q: QuestionInfo) -> bool:
 _NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "cannot"})
 _NEGATION_REACH = 4  # words from the negation to the span: "not part of the EU"
 _CLAUSE_BREAK = re.compile(r"[,;:.()\[\]–—]")
+# any negation word before a span, found in one pass before its words are listed
+_ANY_NEGATION = re.compile(r"\b(?:not|never|no|nor|neither|cannot)\b|n['’]t\b", re.IGNORECASE)
 
 
 def _negation(word: str) -> bool:
@@ -407,6 +411,8 @@ def _denied(span: Span, sentence: str, q: QuestionInfo) -> bool:
     at most a few words before the span in the same clause, with a word of the question
     between them ("part"), and the question must not deny it too; "not until 1806" says
     when, and stays."""
+    if not _ANY_NEGATION.search(sentence, 0, span.start):  # most spans: no tokens listed
+        return False
     if any(_negation(w) for w in q.lower_words):
         return False
     words = list(_WORD.finditer(sentence, 0, span.start))[-_NEGATION_REACH - 1 :]
