@@ -17,10 +17,11 @@ both stated facts and compares them.
   or None when the question is no comparison or the passages do not state both facts.
 
 Facts for an option come first from its own article (a passage whose title names it), else
-from sentences that name it. A year is taken from the sentence that best matches the
-attribute words ("published", "launched"); a quantity is the first one in its own article
-with a unit of the dimension (the lead states the headline figure first), normalised to
-km², km, m or a count.
+from sentences that name it; there, the year or figure is the one stated for the name (its
+item of a list, the nearest to it), not the sentence's first. A year is taken from the
+sentence that best matches the attribute words ("published", "launched"); a quantity is
+the first one in its own article with a unit of the dimension (the lead states the
+headline figure first), normalised to km², km, m or a count.
 
 How a reader uses it (the extractive reader's `_choice` compares years only):
 
@@ -284,10 +285,32 @@ def _fact(p: Passage, sentence: str, value: float, text: str) -> Fact:
     return Fact(value, text, sentence, p.doc_id, p.title, p.section)
 
 
+def _name_end(sentence: str, name: str) -> int:
+    """Where the last word of `name` that `sentence` holds ends (0 when it holds none)."""
+    n = tu.stem_set(name)
+    words = [w for w in re.finditer(r"\w+", sentence) if tu.stem(w.group(0).lower()) in n]
+    return words[-1].end() if words else 0
+
+
+def _year_near_name(
+    sentence: str, name: str, ys: list[tuple[int, int, str]]
+) -> tuple[int, int, str]:
+    """Of another article's years, the one stated for `name`: in the same item of a list
+    ("1932 Brave New World; 1936 Eyeless in Gaza") or clause, the nearest to the name."""
+    m = re.search(re.escape(name), sentence, re.I)
+    start, end = (m.start(), m.end()) if m else (_name_end(sentence, name),) * 2
+    lo = sentence.rfind(";", 0, start) + 1
+    hi = sentence.find(";", end)
+    hi = len(sentence) if hi < 0 else hi
+    inside = [y for y in ys if lo <= y[0] < hi] or ys
+    return min(inside, key=lambda y: start - y[0] - len(y[2]) if y[0] < start else y[0] - end)
+
+
 def _year_fact(c: Comparison, option: str, name: str, passages: Sequence[Passage]) -> Fact | None:
     want = tu.stems_of(list(c.attribute)) | (
         tu.stem_set(option) - tu.stem_set(name)
     )  # the attribute, and the option's own words ("launch", "flight")
+    end = bool(want & END_WORDS)  # "finished": the year a stated range ends
     best: tuple[tuple[bool, int, int, int], Fact] | None = None
     for rank, p in enumerate(passages):
         for own, i, sent in _about(p, name):
@@ -295,8 +318,11 @@ def _year_fact(c: Comparison, option: str, name: str, passages: Sequence[Passage
             if not ys:
                 continue
             hits = want & tu.stem_set(sent)
-            end = bool(want & END_WORDS)  # "finished": the year a stated range ends
-            _, year, text = ys[-1] if end else ys[0]
+            if own:
+                _, year, text = ys[-1] if end else ys[0]
+            else:  # another article ("1932 Brave New World; 1936 Eyeless in Gaza"): the
+                # year stated for the option, not the sentence's first
+                _, year, text = _year_near_name(sent, name, ys)
             key = (own, len(hits), -rank, -i)
             if best is None or key > best[0]:
                 best = (key, _fact(p, sent, year, text))
@@ -305,7 +331,6 @@ def _year_fact(c: Comparison, option: str, name: str, passages: Sequence[Passage
 
 def _quantity_fact(name: str, dimension: str, passages: Sequence[Passage]) -> Fact | None:
     best: tuple[tuple[bool, int, int, int], Fact] | None = None
-    n = tu.stem_set(name)
     for rank, p in enumerate(passages):
         for own, i, sent in _about(p, name):
             qs = quantities(sent, dimension)
@@ -315,8 +340,7 @@ def _quantity_fact(name: str, dimension: str, passages: Sequence[Passage]) -> Fa
                 pos, value, text = qs[0]
                 dist = 0
             else:  # another article: the figure nearest after the option's name
-                words = [w for w in re.finditer(r"\w+", sent) if tu.stem(w.group(0).lower()) in n]
-                at = words[-1].end() if words else 0
+                at = _name_end(sent, name)
                 pos, value, text = min(qs, key=lambda q: (q[0] < at, abs(q[0] - at)))
                 dist = abs(pos - at)
             key = (own, -rank, -i, -dist)

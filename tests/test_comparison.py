@@ -233,3 +233,26 @@ def test_no_verdict_on_a_tie_or_the_same_option_twice():
     q = "Which was published first, Pride and Prejudice or Emma?"
     assert comparison.compare(q, [PRIDE, same_year]) is None
     assert comparison.parse("Which is longer, the Nile or the Nile?") is None
+
+
+# Aldous Huxley's bibliography (enwiki sample, CC BY-SA Wikipedia contributors)
+HUXLEY_NOVELS = Passage(
+    "628-32",
+    "Aldous Huxley",
+    "Novels",
+    "1921 Crome Yellow; 1923 Antic Hay; 1925 Those Barren Leaves; 1928 Point Counter Point; "
+    "1932 Brave New World; 1936 Eyeless in Gaza; 1939 After Many a Summer",
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "year"),
+    [
+        (HUXLEY_NOVELS.text, 1932),  # a list: the year of the option's own item
+        ("In 1930 he moved to Sanary, where he wrote Brave New World (1932).", 1932),
+    ],
+)
+def test_another_articles_year_is_the_one_stated_for_the_option(text, year):
+    huxley = Passage("628-9", "Aldous Huxley", "Works", text)
+    q = "Which book was published first, Brave New World or Pride and Prejudice?"
+    assert comparison.compare(q, [huxley, PRIDE])[1]["Brave New World"].value == year
