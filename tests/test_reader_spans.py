@@ -413,3 +413,39 @@ def test_a_negation_beyond_the_clause_denies_nothing():
 
 def test_a_negation_the_question_shares_denies_nothing():
     assert "EU" in _texts("Which union is Greenland not part of?", GREENLAND)
+
+
+# Real sentences (enwiki sample, "Astronaut"; CC BY-SA Wikipedia contributors).
+JEMISON = Passage("A-1", "Astronaut", "Women in space", "In 1992 Mae Jemison became the "
+                  "first African American woman to travel in space aboard STS-47.")  # fmt: skip
+TERESHKOVA = Passage("A-2", "Astronaut", "Women in space", "The first woman in space was "
+                     "Soviet Valentina Tereshkova, who launched on June 16, 1963.")  # fmt: skip
+FIRST_WOMAN = "Who was the first woman to travel into space?"
+
+
+def test_a_first_qualified_by_words_the_question_lacks_yields_to_one_stated_as_asked():
+    assert "Mae Jemison" not in _texts(FIRST_WOMAN, [JEMISON, TERESHKOVA])
+
+
+def test_a_qualified_first_stays_when_no_sentence_states_it_as_asked():
+    assert "Mae Jemison" in _texts(FIRST_WOMAN, JEMISON)
+
+
+def test_a_qualified_first_stays_when_the_question_says_the_qualifier_elsewhere():
+    # made up, after the sentences above
+    soviet = Passage("A-3", "Astronaut", "", "In 1963 Tereshkova became the first Soviet "
+                     "woman in orbit. She was the first woman in orbit, in Vostok 6.")  # fmt: skip
+    q = "Who was the first woman in orbit from the Soviet Union?"
+    assert "Tereshkova" in _texts(q, soviet)
+
+
+def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():
+    cands = rf.candidates(FIRST_WOMAN, [TERESHKOVA], names=frozenset({"valentina"}))
+    assert "Valentina Tereshkova" in {c.text for c in cands}
+
+
+def test_a_nationality_stays_before_a_name_that_is_no_persons():
+    ps = Passage("5-0", "Ireland", "", "The Irish Free State was established in 1922.")
+    names = frozenset({"valentina"})  # given names; "Free" is none
+    cands = rf.candidates("Which state was established in 1922?", [ps], names=names)
+    assert "Irish Free State" in {c.text for c in cands}

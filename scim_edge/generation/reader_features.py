@@ -40,7 +40,7 @@ import math
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import numpy as np
@@ -466,6 +466,47 @@ def _names_the_kind(span: Span, sentence: str, q: QuestionInfo) -> bool:
     return not quick_stems(subject) & q.stems
 
 
+_ORDINAL_WORDS = frozenset("first second third last only".split())
+_MAX_QUALIFIER = 3  # words between "first" and its noun: "first African American woman"
+
+
+@lru_cache(maxsize=4096)
+def _ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
+    """The question's ordinal or superlative and the noun right after it, as stems:
+    ("first", "woman") for "Who was the first woman to travel into space?"."""
+    tags = tu.sentence_tags(question)
+    out = []
+    for (word, tag), (nxt, nxt_tag) in zip(tags, tags[1:], strict=False):
+        low = word.lower()
+        if (low in _ORDINAL_WORDS or tag == "JJS") and nxt_tag in ("NN", "NNS"):
+            out.append((tu.stem(low), tu.stem(nxt.lower())))
+    return tuple(out)
+
+
+def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]:
+    """The sentences that state the question's "first woman" only with words between that
+    the question lacks ("the first African American woman to travel in space"), when
+    another sentence states it as asked ("The first woman in space was …"). Those answer a
+    narrower question: their spans are no candidates then."""
+    plain: set[str] = set()
+    narrower: set[str] = set()
+    for rank_word, noun in _ranked_kinds(q.text):
+        for s in sentences:
+            stems = [tu.stem(w.lower()) for w in _WORD.findall(s)]
+            for i, w in enumerate(stems):
+                if w != rank_word:
+                    continue
+                after = stems[i + 1 : i + 2 + _MAX_QUALIFIER]
+                if noun not in after:
+                    continue
+                between = after[: after.index(noun)]
+                if not between:
+                    plain.add(s)
+                elif not set(between) & q.stems:
+                    narrower.add(s)
+    return frozenset(narrower - plain) if plain else frozenset()
+
+
 _YEAR_STEM = tu.stem("year")
 _YEAR_IN_DATE = re.compile(r"\b\d{3,4}\b|\b\d{1,4}\s*(?:BCE?|AD|CE)\b|\bAD\s*\d{1,4}\b")
 
@@ -516,6 +557,24 @@ def starts_with_given_name(span: Span, names: frozenset[str]) -> bool:
     names of the index's people, `given_names`)."""
     words = span.text.split()
     return span.kind == "entity" and len(words) > 1 and words[0].lower() in names
+
+
+# nationality adjectives the demonym pattern (-an, -ese, -ish, -ic, -i) does not catch
+_OTHER_DEMONYMS = frozenset("soviet french dutch greek swiss thai welsh czech".split())
+
+
+def without_nationality(span: Span, names: frozenset[str]) -> Span:
+    """A person's name without the nationality written before it: "The first woman in
+    space was Soviet Valentina Tereshkova" names "Valentina Tereshkova". Only when what
+    remains starts with a given name of the index's people, so "American Civil War" and
+    "Irish Free State" stay whole."""
+    first, _, rest = span.text.partition(" ")
+    if span.kind != "entity" or not rest:
+        return span
+    if not (is_demonym(first) or first.lower() in _OTHER_DEMONYMS):
+        return span
+    shorter = replace(span, text=rest, start=span.start + len(first) + 1, before=first.lower())
+    return shorter if starts_with_given_name(shorter, names) else span
 
 
 def surname(span: Span) -> str:
@@ -641,7 +700,7 @@ def _collect(
     life: list[_Raw] = []  # the asked life date of an article the question names
     for (rank, p, s), st in zip(sents, stems, strict=True):
         aside = opening_aside(p, s)
-        for sp in sentence_spans(s):
+        for sp in (without_nationality(sp, names) for sp in sentence_spans(s)):
             key = normalise(sp.text)
             if (
                 not key
@@ -673,6 +732,9 @@ def _collect(
         raw = [r for r in raw if r[0].kind in fits]
     if q.kind == "date" and q.head == _YEAR_STEM and any(_names_a_year(r[0]) for r in raw):
         raw = [r for r in raw if _names_a_year(r[0])]
+    narrower = _qualified_rank(q, [s for _, _, s in sents])
+    if narrower and any(r[1] not in narrower for r in raw):
+        raw = [r for r in raw if r[1] not in narrower]
     if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
         raw = [r for r in raw if _LATIN.search(r[0].text)]
     return raw, pool
