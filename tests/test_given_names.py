@@ -12,7 +12,7 @@ import pytest
 from scim_edge.cli import main
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.reader import NAMES_KEY, Reader, default_weights_path, load_weights
-from scim_edge.generation.spans import sentence_spans
+from scim_edge.generation.spans import Span, sentence_spans
 from scim_edge.given_names import given_names, is_person
 from scim_edge.lead_types import LeadTypes
 from scim_edge.linear import LinearModel
@@ -96,6 +96,16 @@ def test_a_name_the_leads_write_another_way_is_kept():
 def test_a_name_starting_with_a_given_name_is_a_persons():
     sent = "The first man on the Moon was Neil Armstrong in 1969."
     assert is_person(_span(sent, "Neil Armstrong"), None, frozenset({"neil"}))
+
+
+def test_a_name_opening_with_initials_is_a_persons():
+    sent = "The War of the Worlds is a novel by English author H. G. Wells."
+    assert is_person(_span(sent, "H. G. Wells"), None, frozenset({"neil"}))
+
+
+def test_initials_with_no_name_after_them_are_not_a_persons_name():
+    for initials in ("H. G.", "E. T"):
+        assert not rf.starts_with_given_name(Span(initials, "entity", 0, "", ""), frozenset())
 
 
 def test_a_capitalised_name_with_no_given_name_is_not_a_persons():
@@ -230,7 +240,8 @@ def test_practice_asks_who_only_of_names_the_index_knows_are_people(sample_index
     unknown = [
         a
         for a in _who_answers(sample_index, names)
-        if a.split()[0].lower() not in names and not getattr(types.of(a), "person", False)
+        if not rf.starts_with_given_name(Span(a, "entity", 0, "", ""), names)
+        and not getattr(types.of(a), "person", False)
     ]
     assert unknown == []
 

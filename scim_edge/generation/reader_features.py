@@ -552,11 +552,18 @@ def person_like(span: Span) -> bool:
     return span.before == "by" or 2 <= len(span.text.split()) <= 4
 
 
+# an initial written for a given name: "H." of "H. G. Wells", "J.R.R." of "J.R.R. Tolkien"
+_INITIALS = re.compile(r"^(?:[A-Z]\.){1,3}$")
+
+
 def starts_with_given_name(span: Span, names: frozenset[str]) -> bool:
     """A name of two words or more whose first word is one of `names` (lower-case given
-    names of the index's people, `given_names`)."""
+    names of the index's people, `given_names`) or an initial that stands for one ("H. G.
+    Wells"), and whose last word is no initial ("E. T", "H. G.")."""
     words = span.text.split()
-    return span.kind == "entity" and len(words) > 1 and words[0].lower() in names
+    if span.kind != "entity" or len(words) < 2 or _INITIALS.match(words[-1].rstrip(".") + "."):
+        return False
+    return words[0].lower() in names or bool(_INITIALS.match(words[0]))
 
 
 # nationality adjectives the demonym pattern (-an, -ese, -ish, -ic, -i) does not catch
