@@ -298,18 +298,35 @@ class BM25Retriever:
         return out
 
     def sample(self, seed: int) -> Iterator[Passage]:
-        """Every passage once, in an order fixed by `seed` (self-practice draws from it)."""
+        """Every passage once, in an order fixed by `seed` and the index's content alone.
+
+        Two builds of one dump place passages in segments differently (the writer's
+        threads, its merges), so an order by address would make `practice --seed S` give
+        other pairs after a rebuild. Slots (page id, k-th passage of the page) are what is
+        shuffled; a page's passages are put in their own order (passage number) when one
+        of its slots is first drawn."""
         import random
 
         try:
-            hits = self.searcher.search(tantivy.Query.all_query(), self.passage_count).hits
+            hits = self.searcher.search(
+                tantivy.Query.all_query(), self.passage_count, order_by_field=S.PAGE_ID
+            ).hits
         except (ValueError, OSError, RuntimeError) as e:
             raise self._corrupt(e) from None
-        addrs = sorted(((a.segment_ord, a.doc) for _, a in hits))
-        random.Random(seed).shuffle(addrs)
-        by_key = {(a.segment_ord, a.doc): a for _, a in hits}
-        for key in addrs:
-            yield self._passage(self.searcher.doc(by_key[key]), 0.0)
+        pages: dict[int, list[tantivy.DocAddress]] = {}
+        for page, addr in hits:
+            pages.setdefault(int(page), []).append(addr)
+        slots = sorted((page, k) for page, addrs in pages.items() for k in range(len(addrs)))
+        random.Random(seed).shuffle(slots)
+        in_order: set[int] = set()
+        for page, k in slots:
+            addrs = pages[page]
+            if page not in in_order and len(addrs) > 1:
+                docs = [self.searcher.doc(a).to_dict() for a in addrs]
+                keys = [(d.get(S.PASSAGE_NO, [0])[0], d.get(S.DOC_ID, [""])[0]) for d in docs]
+                pages[page] = [addrs[i] for i in sorted(range(len(addrs)), key=keys.__getitem__)]
+                in_order.add(page)
+            yield self._passage(self.searcher.doc(pages[page][k]), 0.0)
 
     def score_of(self, query: str, doc_id: str) -> float:
         """The BM25 score `search(query)` gives the passage `doc_id` (0.0 when it does not

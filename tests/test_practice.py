@@ -48,6 +48,20 @@ def test_pairs_are_deterministic_for_a_seed(sample_index):
     assert [p.to_dict() for p in a] == [p.to_dict() for p in b]
 
 
+def test_the_practice_order_is_the_same_for_two_builds_of_one_dump(tmp_path):
+    """One worker and two lay the passages out in segments differently; the order
+    practice draws them in must not follow that layout."""
+    from index_builder.build import build_index
+    from scim_edge.demo import demo_dump_path
+
+    orders = []
+    for workers in (1, 2):
+        build_index(demo_dump_path(), tmp_path / f"demo{workers}", workers=workers)
+        r = BM25Retriever.open(tmp_path / f"demo{workers}")
+        orders.append([p.doc_id for p in r.sample(3)])
+    assert orders[0] == orders[1]
+
+
 def test_another_seed_makes_other_pairs(sample_index):
     r = BM25Retriever.open(sample_index)
     a = pairs_from_passages(r.sample(7), 40, 7)
