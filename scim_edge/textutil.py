@@ -30,6 +30,7 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
@@ -406,10 +407,31 @@ def nltk_status() -> dict[str, str]:
     }
 
 
+_TOOL_CACHES: list[Any] = []  # other modules' caches of results the tools shaped
+
+
+def tool_cache(maxsize: int) -> Callable[[Callable[..., Any]], Any]:
+    """`lru_cache` for a result that depends on the sentence splitter or the tagger in
+    use (a sentence's spans, its common nouns): `reset_caches` clears it with this
+    module's own, so a switch of tools (NLTK data installed, a test pinning the
+    fallbacks) leaves no result of the old ones behind, which a process that never
+    switched (a practice worker) would not share."""
+
+    def wrap(fn: Callable[..., Any]) -> Any:
+        cached = lru_cache(maxsize=maxsize)(fn)
+        _TOOL_CACHES.append(cached)
+        return cached
+
+    return wrap
+
+
 def reset_caches() -> None:
-    """Forget loaded resources and cached results (after installing NLTK data, in tests)."""
+    """Forget loaded resources and cached results (after installing NLTK data, in tests),
+    this module's and those kept with `tool_cache`."""
     with _lock:
         _resources.clear()
+    for cached in _TOOL_CACHES:
+        cached.cache_clear()
     for fn in (
         tokens,
         sentences,

@@ -449,3 +449,37 @@ def test_a_nationality_stays_before_a_name_that_is_no_persons():
     names = frozenset({"valentina"})  # given names; "Free" is none
     cands = rf.candidates("Which state was established in 1922?", [ps], names=names)
     assert "Irish Free State" in {c.text for c in cands}
+
+
+# Real sentence (vital-en, "Summer Olympic Games"; CC BY-SA Wikipedia contributors).
+OLYMPICS = Passage("9-0", "Summer Olympic Games", "", "The inaugural Games took place in "
+                   "1896 in Athens, and the most recent was held in 2024 in Paris.")  # fmt: skip
+
+
+def test_a_span_after_the_last_does_not_answer_a_question_about_the_first():
+    assert "Paris" not in _texts("In which city were the first Summer Olympics held?", OLYMPICS)
+
+
+def test_a_span_after_the_first_does_not_answer_a_question_about_the_last():
+    assert "Athens" not in _texts("In which city were the latest Summer Olympics held?", OLYMPICS)
+
+
+def test_both_stay_for_a_question_that_asks_neither_first_nor_last():
+    assert {"Athens", "Paris"} <= _texts("In which cities were Summer Olympics held?", OLYMPICS)
+
+
+def test_another_ordinal_between_ends_the_reach_of_a_first():
+    # real (enwiki sample, "Articles of Confederation"; CC BY-SA Wikipedia contributors)
+    ps = Passage("10-0", "Articles of Confederation", "", "The first state to ratify was "
+                 "Virginia on December 16, 1777; the thirteenth state to ratify was "
+                 "Maryland on February 2, 1781.")  # fmt: skip
+    q = "Which was the last of the thirteen states to ratify the Articles of Confederation?"
+    assert "Maryland" in _texts(q, ps)
+
+
+def test_a_span_after_since_is_the_one_before_the_first():
+    # real (vital-en, "Pope John Paul II"; CC BY-SA Wikipedia contributors)
+    ps = Passage("12-0", "Pope John Paul II", "", "He was the first non-Italian pope since "
+                 "Adrian VI in the 16th century.")  # fmt: skip
+    q = "Before John Paul II, who was the last pope who was not Italian?"
+    assert "Adrian VI" in _texts(q, ps)

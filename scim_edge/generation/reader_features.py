@@ -41,7 +41,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 
 import numpy as np
 
@@ -196,7 +195,7 @@ def _picks_with_which(question: str) -> bool:
     return False
 
 
-@lru_cache(maxsize=4096)
+@tu.tool_cache(maxsize=4096)
 def question_head(question: str) -> str:
     """The noun a what/which question asks for: the last noun of the phrase after the
     wh-word, past names and possessors. "What is the capital of…" → "capital", "Which
@@ -342,7 +341,7 @@ _START_STEMS = frozenset(
 _RANGE_GAP = re.compile(r"^\s*(?:to|until|till|through|–|—|-)\s*$")
 
 
-@lru_cache(maxsize=4096)
+@tu.tool_cache(maxsize=4096)
 def _ranges(sentence: str) -> tuple[tuple[int, int], ...]:
     """Where the two dates of each range the sentence states start: "from 1968 to 2001",
     "(14 March 1879 – 18 April 1955)", "between 1914 and 1918"; cached, since every date
@@ -392,6 +391,36 @@ def _other_end_of_range(span: Span, sentence: str, q: QuestionInfo) -> bool:
     if end == start:
         return False
     return any(span.start == (first if end else last) for first, last in _ranges(sentence))
+
+
+_FIRST_WORDS = frozenset("first earliest inaugural original".split())
+_LAST_WORDS = frozenset("last latest recent final".split())
+# other ordinals end the reach of a "first" or "last" before them ("The first state to
+# ratify was Virginia; the thirteenth state to ratify was Maryland")
+_ORDINAL = re.compile(
+    r"^(?:\d+(?:st|nd|rd|th)|second|third|(?:four|fif|six|seven|eigh|nin|ten|eleven|twelf|"
+    r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twentie|thirtie)th)$"
+)
+# words that turn the span into the one before or after the mark: "the first non-Italian
+# pope since Adrian VI" says Adrian VI was the last before him
+_TURNS = frozenset("since after before than".split())
+
+
+def _other_ordinal(span: Span, sentence: str, q: QuestionInfo) -> bool:
+    """The question asks for the first of something and the nearest such word before the
+    span says the last, or the other way round: "The inaugural Games took place in 1896
+    in Athens, and the most recent was held in 2024 in Paris" gives Athens, not Paris,
+    for "In which city were the first Summer Olympics held?"."""
+    first, last = bool(q.lower_words & _FIRST_WORDS), bool(q.lower_words & _LAST_WORDS)
+    if first == last:
+        return False
+    words = [w.group(0).lower() for w in _WORD.finditer(sentence, 0, span.start)]
+    for i in range(len(words) - 1, -1, -1):
+        w = words[i]
+        if w in _FIRST_WORDS or w in _LAST_WORDS or _ORDINAL.match(w):
+            turned = any(t in _TURNS for t in words[i + 1 :])
+            return not turned and w in (_LAST_WORDS if first else _FIRST_WORDS)
+    return False
 
 
 _NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "cannot"})
@@ -470,7 +499,7 @@ _ORDINAL_WORDS = frozenset("first second third last only".split())
 _MAX_QUALIFIER = 3  # words between "first" and its noun: "first African American woman"
 
 
-@lru_cache(maxsize=4096)
+@tu.tool_cache(maxsize=4096)
 def _ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
     """The question's ordinal or superlative and the noun right after it, as stems:
     ("first", "woman") for "Who was the first woman to travel into space?"."""
@@ -715,6 +744,7 @@ def _collect(
                 or _aside_not_asked(sp, s, aside, q)
                 or _names_the_kind(sp, s, q)
                 or _other_end_of_range(sp, s, q)
+                or _other_ordinal(sp, s, q)
                 or _denied(sp, s, q)
             ):
                 continue

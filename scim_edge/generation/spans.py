@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 
 from scim_edge import textutil as tu
 from scim_edge.quality import _TEMPORAL_RE
@@ -133,7 +132,7 @@ def unit_head(unit: str) -> str:
     return unit.rsplit(" ", 1)[-1]
 
 
-@lru_cache(maxsize=32768)
+@tu.tool_cache(maxsize=32768)
 def common_nouns(sentence: str) -> frozenset[str]:
     """Lower-cased words the tagger reads as common nouns: a number's unit must be one, and
     a name followed by one modifies it ("the Dutch painter Vincent van Gogh"); cached, since
@@ -165,7 +164,7 @@ def _add(out: list[Span], taken: list[tuple[int, int]], sentence: str, text: str
     out.append(Span(text, kind, start, before, after, unit))
 
 
-@lru_cache(maxsize=32768)
+@tu.tool_cache(maxsize=32768)
 def sentence_spans(sentence: str) -> tuple[Span, ...]:
     """Every candidate span of one sentence, dates first so numbers inside them are not
     counted twice; cached because practice and the reader see the same sentences often."""
