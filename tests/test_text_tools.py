@@ -234,3 +234,14 @@ def test_nltk_data_roots_cover_nltks_own_search_path(tmp_path):
     got = json.loads(done.stdout)
     assert set(got["nltk"]) <= set(got["ours"])
     assert {str(tmp_path / "a"), str(tmp_path / "b"), got["home"]} <= set(got["ours"])
+
+
+def test_a_reset_forgets_results_the_tagger_shaped_in_other_modules():
+    """Sentence spans are read from the tagger's tags: results of a pinned fallback must
+    not outlive a reset, or a process that switched tools reads sentences otherwise than
+    one that never did (a practice worker)."""
+    from scim_edge.generation.spans import sentence_spans
+
+    sentence_spans("George Orwell wrote Animal Farm in 1945.")
+    tu.reset_caches()
+    assert sentence_spans.cache_info().currsize == 0
