@@ -483,3 +483,19 @@ def test_a_span_after_since_is_the_one_before_the_first():
                  "Adrian VI in the 16th century.")  # fmt: skip
     q = "Before John Paul II, who was the last pope who was not Italian?"
     assert "Adrian VI" in _texts(q, ps)
+
+
+# Real sentence (vital-en, "Electric battery"; CC BY-SA Wikipedia contributors).
+BATTERY = Passage("15-0", "Electric battery", "", "When a battery is supplying power, its "
+                  "positive terminal is the cathode and its negative terminal is the "
+                  "anode.")  # fmt: skip
+
+
+def test_of_two_paired_subjects_only_the_one_said_to_be_the_asked_thing_stays():
+    got = _texts("Which terminal of a battery acts as the anode?", BATTERY)
+    assert ("positive terminal" in got, "negative terminal" in got) == (False, True)
+
+
+def test_both_paired_subjects_stay_when_the_question_names_neither_thing():
+    got = _texts("Which terminals does a battery have?", BATTERY)
+    assert {"positive terminal", "negative terminal"} <= got

@@ -423,6 +423,24 @@ def _other_ordinal(span: Span, sentence: str, q: QuestionInfo) -> bool:
     return False
 
 
+# "X is the cathode": a span said to be something, and what it is said to be
+_SAID_TO_BE = re.compile(r"\s+(?:is|was|are|were)\s+(?:the\s+|an?\s+)?(\w+)", re.IGNORECASE)
+
+
+def _paired_with_another(span: Span, sentence: str, q: QuestionInfo) -> bool:
+    """The sentence pairs two subjects with two things ("its positive terminal is the
+    cathode and its negative terminal is the anode") and says this span is the one the
+    question does not ask about: for "Which terminal … acts as the anode", the span said
+    to be "the cathode" is not the answer when another is said to be "the anode"."""
+    own = _SAID_TO_BE.match(sentence, span.end)
+    if own is None or tu.stem(own.group(1).lower()) in q.stems:
+        return False
+    return any(
+        m.start() != own.start() and tu.stem(m.group(1).lower()) in q.stems
+        for m in _SAID_TO_BE.finditer(sentence)
+    )
+
+
 _NEGATIONS = frozenset({"not", "never", "no", "nor", "neither", "cannot"})
 _NEGATION_REACH = 4  # words from the negation to the span: "not part of the EU"
 _CLAUSE_BREAK = re.compile(r"[,;:.()\[\]–—]")
@@ -745,6 +763,7 @@ def _collect(
                 or _names_the_kind(sp, s, q)
                 or _other_end_of_range(sp, s, q)
                 or _other_ordinal(sp, s, q)
+                or _paired_with_another(sp, s, q)
                 or _denied(sp, s, q)
             ):
                 continue
