@@ -499,3 +499,13 @@ def test_of_two_paired_subjects_only_the_one_said_to_be_the_asked_thing_stays():
 def test_both_paired_subjects_stay_when_the_question_names_neither_thing():
     got = _texts("Which terminals does a battery have?", BATTERY)
     assert {"positive terminal", "negative terminal"} <= got
+
+
+def test_a_subject_said_to_be_no_thing_is_paired_with_nothing():
+    # real (vital-en, "Optical illusion"; CC BY-SA Wikipedia contributors): "is often" and
+    # "is useful" say no thing, so neither pairs with the other
+    ps = Passage("16-0", "Optical illusion", "", "Their categorization is difficult because "
+                 "the underlying cause is often not clear but a classification proposed by "
+                 "Richard Gregory is useful as an orientation.")  # fmt: skip
+    q = "Whose classification of illusions guides, though the cause is often unclear?"
+    assert "Richard Gregory" in _texts(q, ps)

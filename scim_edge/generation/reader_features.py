@@ -423,8 +423,9 @@ def _other_ordinal(span: Span, sentence: str, q: QuestionInfo) -> bool:
     return False
 
 
-# "X is the cathode": a span said to be something, and what it is said to be
-_SAID_TO_BE = re.compile(r"\s+(?:is|was|are|were)\s+(?:the\s+|an?\s+)?(\w+)", re.IGNORECASE)
+# "X is the cathode": a span said to be a thing, and which (the article keeps out "is
+# often", "is useful")
+_SAID_TO_BE = re.compile(r"\s+(?:is|was|are|were)\s+(?:the|an?)\s+(\w+)", re.IGNORECASE)
 
 
 def _paired_with_another(span: Span, sentence: str, q: QuestionInfo) -> bool:
