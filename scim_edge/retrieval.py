@@ -35,6 +35,12 @@ MAX_QUERY_TERMS = 64
 DISAMBIGUATION_WEIGHT = 0.5
 DISAMBIGUATION_SLACK = 5
 TITLE_POOL = 20  # hits looked at for an exact title match
+TIE_POOL_GROWTH = 4  # at most this many times the hits, to take in a tie at the cut
+
+
+def _passage_order(doc: tantivy.Document) -> tuple[int, int]:
+    """(page id, passage number): the order ties are given in, the same for every build."""
+    return int(doc.get_first(S.PAGE_ID) or 0), int(doc.get_first(S.PASSAGE_NO) or 0)
 
 
 def _title_key(text: str) -> str:
@@ -259,7 +265,7 @@ class BM25Retriever:
         q = self._query(terms, exclude_ids)
         # Disambiguation pages are lists of links, rarely evidence: fetch a few extra hits
         # and scale their scores down before cutting to k.
-        hits = self.searcher.search(q, max(k, TITLE_POOL) + DISAMBIGUATION_SLACK).hits
+        hits = self._hits(q, k, max(k, TITLE_POOL) + DISAMBIGUATION_SLACK)
         wanted = _title_key(query)
         scored = []
         for score, addr in hits:
@@ -274,9 +280,21 @@ class BM25Retriever:
             exact = (
                 2 if _same_text(title, query) else int(bool(wanted) and _title_key(title) == wanted)
             )
-            scored.append((exact, score, doc))
-        scored.sort(key=lambda sd: (-sd[0], -sd[1]))
-        return [self._passage(doc, score) for _, score, doc in scored[:k]]
+            scored.append((exact, score, _passage_order(doc), doc))
+        scored.sort(key=lambda sd: (-sd[0], -sd[1], sd[2]))
+        return [self._passage(doc, score) for _, score, _, doc in scored[:k]]
+
+    def _hits(self, q: tantivy.Query, k: int, limit: int) -> list[tuple[float, Any]]:
+        """Tantivy's top hits, with every hit that ties the k-th one's score: Tantivy
+        breaks ties by where a build put each passage, which two builds of one dump do
+        differently, so the cut is made after ordering ties by the passages' own ids."""
+        cap = limit * TIE_POOL_GROWTH
+        while True:
+            hits = self.searcher.search(q, limit).hits
+            kth = hits[min(k, len(hits)) - 1][0] if hits else 0.0
+            if len(hits) < limit or hits[-1][0] < kth or limit >= cap:
+                return hits
+            limit *= 2
 
     def get(self, doc_id: str) -> Passage | None:
         try:
