@@ -26,9 +26,14 @@ only restates the kind asked, after a copula ("The yen is the official currency 
 Japan"), or that says there is a name when the name is asked ("stage name"); a century or
 a decade for "in which year"; the start of a stated range when the question asks when
 something ended, and its end when it asks when something began; a span the sentence
-denies what the question asks of ("not part of the EU"). When the question asks
+denies what the question asks of ("not part of the EU"); a span after "the most recent"
+for a question about the first, or after "the inaugural" for one about the last; of two
+subjects a sentence pairs with two things, the one said to be the thing not asked about.
+When another sentence states the question's "first woman" as asked, sentences that
+qualify it ("the first African American woman") give no candidates. When the question asks
 when a person it names was born or died, the date their lead's opening aside gives is the
-only one.
+only one. A nationality before a person's name is left out of the name ("Soviet
+Valentina Tereshkova").
 
 `candidates(question, passages)` returns every span of the top passages' sentences with its
 vector; `FEATURES` names the columns, in order, for the weights file.
