@@ -34,10 +34,13 @@ from collections.abc import Callable
 from functools import lru_cache
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from scim_edge import paths, porter, treebank
 from scim_edge.verb_forms import base_form
+
+if TYPE_CHECKING:
+    from functools import _lru_cache_wrapper
 
 
 def _import_nltk() -> None:
@@ -407,17 +410,18 @@ def nltk_status() -> dict[str, str]:
     }
 
 
-_TOOL_CACHES: list[Any] = []  # other modules' caches of results the tools shaped
+_TOOL_CACHES: list[Any] = []  # every cache of results the tools shaped, here and elsewhere
+_R = TypeVar("_R")
 
 
-def tool_cache(maxsize: int) -> Callable[[Callable[..., Any]], Any]:
+def tool_cache(maxsize: int) -> Callable[[Callable[..., _R]], _lru_cache_wrapper[_R]]:
     """`lru_cache` for a result that depends on the sentence splitter or the tagger in
-    use (a sentence's spans, its common nouns): `reset_caches` clears it with this
-    module's own, so a switch of tools (NLTK data installed, a test pinning the
+    use (a sentence's words, tags and spans, its common nouns): `reset_caches` clears
+    every one of them, so a switch of tools (NLTK data installed, a test pinning the
     fallbacks) leaves no result of the old ones behind, which a process that never
     switched (a practice worker) would not share."""
 
-    def wrap(fn: Callable[..., Any]) -> Any:
+    def wrap(fn: Callable[..., _R]) -> _lru_cache_wrapper[_R]:
         cached = lru_cache(maxsize=maxsize)(fn)
         _TOOL_CACHES.append(cached)
         return cached
@@ -426,38 +430,24 @@ def tool_cache(maxsize: int) -> Callable[[Callable[..., Any]], Any]:
 
 
 def reset_caches() -> None:
-    """Forget loaded resources and cached results (after installing NLTK data, in tests),
-    this module's and those kept with `tool_cache`."""
+    """Forget loaded resources and cached results (after installing NLTK data, in tests):
+    every cache kept with `tool_cache`, this module's and other modules'."""
     with _lock:
         _resources.clear()
     for cached in _TOOL_CACHES:
         cached.cache_clear()
-    for fn in (
-        tokens,
-        sentences,
-        words,
-        content_words,
-        content_set,
-        word_set,
-        pos_tags,
-        stem,
-        stem_set,
-        sentence_tokens,
-        sentence_tags,
-    ):
-        fn.cache_clear()
 
 
 # ---- tokens, words, sentences ---------------------------------------------------------
 
 
-@lru_cache(maxsize=32768)
+@tool_cache(maxsize=32768)
 def sentence_tokens(sentence: str) -> tuple[str, ...]:
     """Penn Treebank tokens of one sentence (cached: words, tags and patterns share it)."""
     return tuple(treebank.tokenize(sentence))
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def tokens(text: str) -> tuple[str, ...]:
     """Penn Treebank tokens of `text`, punctuation included, case kept."""
     sents = sentences(text)
@@ -477,7 +467,7 @@ def is_word(token: str) -> bool:
     return bool(_WORD_RE.search(token))
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def words(text: str) -> tuple[str, ...]:
     """Word tokens (punctuation dropped, quotes trimmed), case kept."""
     out = []
@@ -488,13 +478,13 @@ def words(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def word_set(text: str) -> frozenset[str]:
     """Lower-cased set of every word in `text` (the D of the consistency score)."""
     return frozenset(w.lower() for w in words(text))
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def content_words(text: str) -> list[str]:
     """Lower-cased words of `text` minus stopwords and punctuation, in order (repeats kept).
 
@@ -503,19 +493,19 @@ def content_words(text: str) -> list[str]:
     return [w for w in (t.lower() for t in words(text)) if w not in STOPWORDS]
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def content_set(text: str) -> frozenset[str]:
     return frozenset(content_words(text))
 
 
-@lru_cache(maxsize=65536)
+@tool_cache(maxsize=65536)
 def stem(word: str) -> str:
     """Porter stem of a lower-cased word (no data needed): "assassinated" → "assassin";
     an irregular past form is stemmed as its base ("written" → "write")."""
     return porter.stem(base_form(word), to_lowercase=False)
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def stem_set(text: str) -> frozenset[str]:
     """Stems of the content words of `text`: how ranking compares passages and queries, so
     inflections match ("assassinated" finds "assassination")."""
@@ -573,7 +563,7 @@ def _rejoin_numbered(pieces: list[str]) -> list[str]:
     return out
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def sentences(text: str) -> tuple[str, ...]:
     """Sentences of `text`; blank lines and list items also separate sentences, and so
     does a letter that ends one after a common word (`_LETTER_ENDS_SENTENCE`); "No. 5" and
@@ -673,7 +663,7 @@ def _heuristic_tag(toks: tuple[str, ...]) -> list[tuple[str, str]]:
     return out
 
 
-@lru_cache(maxsize=32768)
+@tool_cache(maxsize=32768)
 def sentence_tags(sentence: str) -> tuple[tuple[str, str], ...]:
     """(token, Penn tag) pairs of one sentence, from NLTK's tagger or the heuristic."""
     tagger, _ = _tagger()
@@ -683,7 +673,7 @@ def sentence_tags(sentence: str) -> tuple[tuple[str, str], ...]:
     return tuple(_heuristic_tag(toks))
 
 
-@lru_cache(maxsize=16384)
+@tool_cache(maxsize=16384)
 def pos_tags(text: str) -> tuple[tuple[str, str], ...]:
     """(token, Penn tag) pairs for `text`, sentence by sentence."""
     sents = sentences(text)

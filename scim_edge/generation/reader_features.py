@@ -406,6 +406,8 @@ _ORDINAL = re.compile(
     r"^(?:\d+(?:st|nd|rd|th)|second|third|(?:four|fif|six|seven|eigh|nin|ten|eleven|twelf|"
     r"thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twentie|thirtie)th)$"
 )
+# any first or last word before a span, found in one pass before its words are listed
+_ANY_FIRST_OR_LAST = re.compile(r"\b(?:" + "|".join(_FIRST_WORDS | _LAST_WORDS) + r")\b", re.I)
 # words that turn the span into the one before or after the mark: "the first non-Italian
 # pope since Adrian VI" says Adrian VI was the last before him
 _TURNS = frozenset("since after before than".split())
@@ -417,7 +419,7 @@ def _other_ordinal(span: Span, sentence: str, q: QuestionInfo) -> bool:
     in Athens, and the most recent was held in 2024 in Paris" gives Athens, not Paris,
     for "In which city were the first Summer Olympics held?"."""
     first, last = bool(q.lower_words & _FIRST_WORDS), bool(q.lower_words & _LAST_WORDS)
-    if first == last:
+    if first == last or not _ANY_FIRST_OR_LAST.search(sentence, 0, span.start):
         return False
     words = [w.group(0).lower() for w in _WORD.finditer(sentence, 0, span.start)]
     for i in range(len(words) - 1, -1, -1):
@@ -541,11 +543,14 @@ def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]
     the question lacks ("the first African American woman to travel in space"), when
     another sentence states it as asked ("The first woman in space was …"). Those answer a
     narrower question: their spans are no candidates then."""
+    ranked = _ranked_kinds(q.text)
+    if not ranked:
+        return frozenset()
     plain: set[str] = set()
     narrower: set[str] = set()
-    for rank_word, noun in _ranked_kinds(q.text):
-        for s in sentences:
-            stems = [tu.stem(w.lower()) for w in _WORD.findall(s)]
+    for s in sentences:
+        stems = [tu.stem(w.lower()) for w in _WORD.findall(s)]
+        for rank_word, noun in ranked:
             for i, w in enumerate(stems):
                 if w != rank_word:
                     continue
