@@ -509,3 +509,47 @@ def test_a_subject_said_to_be_no_thing_is_paired_with_nothing():
                  "Richard Gregory is useful as an orientation.")  # fmt: skip
     q = "Whose classification of illusions guides, though the cause is often unclear?"
     assert "Richard Gregory" in _texts(q, ps)
+
+
+# Real sentence (vital-en, "Missouri River"; CC BY-SA Wikipedia contributors), shortened.
+MISSOURI = Passage("17-0", "Missouri River", "", "The Missouri River is a river in the "
+                   "Central and Mountain West regions of the United States. It rises in the "
+                   "Rocky Mountains of southwestern Montana.")  # fmt: skip
+
+
+def test_the_full_name_of_an_abbreviation_the_question_writes_is_not_a_candidate():
+    q = "In which U.S. state does the Missouri River have its source?"
+    assert "United States" not in _texts(q, MISSOURI)
+
+
+def test_the_full_name_stays_when_the_abbreviation_stands_alone():
+    ps = Passage("18-0", "Federal Aviation Administration", "", "The Federal Aviation "
+                 "Administration (FAA) is the largest transportation agency of the U.S. "
+                 "government.")  # fmt: skip
+    assert "Federal Aviation Administration" in _texts("What is the FAA?", ps)
+
+
+def test_another_form_of_the_questions_verb_reads_as_the_verb():
+    # "discovery" states what "discovered" asks: the sentence overlaps the relation asked
+    ps = Passage("19-0", "Alexander Fleming", "", "Fleming shared the Nobel Prize with "
+                 "Howard Florey for the discovery of penicillin.")  # fmt: skip
+    (c,) = [
+        c for c in rf.candidates("Who discovered penicillin?", [ps]) if c.text == "Howard Florey"
+    ]
+    assert dict(zip(rf.FEATURES, c.features.tolist(), strict=True))["relation_overlap"] == 1.0
+
+
+def test_a_noun_of_the_question_gives_no_other_forms():
+    # "the film director" describes the person asked about; "directed" is not the relation
+    assert "direct" not in rf.related_stems("In which city was the film director Allan Dwan born?")
+
+
+# Real lead (vital-en, "Pride and Prejudice"; CC BY-SA Wikipedia contributors), shortened.
+PRIDE = Passage("20-0", "Pride and Prejudice", "", "Pride and Prejudice is a novel by English "
+                "author Jane Austen. A novel of manners, it follows the character development "
+                "of Elizabeth Bennet, the protagonist.")  # fmt: skip
+
+
+def test_the_author_answers_who_wrote():
+    reading = Reader.for_index(None).read("Who wrote Pride and Prejudice?", [PRIDE])
+    assert getattr(reading.candidate, "text", None) == "Jane Austen"

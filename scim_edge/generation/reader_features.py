@@ -5,7 +5,9 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - does the span's kind fit the question's answer type (question type × span kind);
 - how much of the question its sentence states (IDF-weighted), how much of what it asks
   about its topic, apart from the topic's name (the passage's article title), and how close
-  the span sits to the question's words in that sentence;
+  the span sits to the question's words in that sentence; another form of the question's
+  verb counts as the verb ("the discovery of penicillin" for "Who discovered penicillin?",
+  `related_stems`), as do "author" for "wrote" and "largest" for "biggest";
 - whether the passage is the lead of an article the question names (DrQA's prior);
 - the passage's retrieval rank and score;
 - how many retrieved sentences state the same span (agreement);
@@ -20,7 +22,8 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
 - whether a name starts with a given name of the index's people (`given_names`), which
   capitalisation alone cannot tell ("Neil Armstrong", not "Big Tech").
 
-Some spans are no candidates, whatever their features: the question's own words; an
+Some spans are no candidates, whatever their features: the question's own words (and the
+full name of an abbreviation it writes, "United States" for "which U.S. state"); an
 opening aside's other names and life dates, unless asked for; a common noun phrase that
 only restates the kind asked, after a copula ("The yen is the official currency of
 Japan"), or that says there is a name when the name is asked ("stage name"); a century or
@@ -157,6 +160,9 @@ class QuestionInfo:
     # of the bridge entity, "On the bank of which river is Detroit ?"): spans are left out
     # for being the user's own words, not the rewording's ("Detroit River" stays)
     said: QuestionInfo | None = None
+    # a sentence's word stem that says one of the question's words in another form, mapped
+    # to the question's stem: "discovery" and "discoverer" for "discovered" (`related_stems`)
+    related: dict[str, str] = field(default_factory=dict, compare=False)
 
 
 _NUMBER_HINTS = frozenset(
@@ -257,7 +263,54 @@ def analyse(question: str) -> QuestionInfo:
         lower_words=frozenset(w.lower() for w in tu.words(question)),
         head=tu.stem(head) if head and head not in tu.STOPWORDS else "",
         options=options,
+        related=related_stems(question),
     )
+
+
+# Suffixes that make a noun of a verb: "discover" → "discovery", "discoverer"; "invent" →
+# "inventor"; "found" → "founder"; "write" → "writer"; "create" → "creation".
+_NOUN_SUFFIXES = ("er", "r", "or", "y", "ery", "ion", "ation", "ment")
+_VERB_ENDS = (("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
+# Words that say the same thing without sharing a stem.
+_SAME_MEANING = (("biggest", "largest"), ("tallest", "highest"), ("write", "author"))
+
+
+def _verb_roots(low: str) -> set[str]:
+    """The verb a question word is a form of ("discovered" → "discover", "wrote" → "write"),
+    or nothing when it is no verb form."""
+    roots = {r for r in (tu.base_form(low),) if r != low}
+    for end, add in _VERB_ENDS:
+        if low.endswith(end) and len(low) - len(end) >= 3:
+            roots.add(low[: -len(end)] + add)
+    return roots
+
+
+@tu.tool_cache(maxsize=4096)
+def related_stems(question: str) -> dict[str, str]:
+    """Stems of other forms of the question's content words, each mapped to the question's
+    own stem: a sentence that says "for the discovery of penicillin" states what "Who
+    discovered penicillin?" asks, as one that says "discovered" does; "founded" what "the
+    founder of" asks; "author" what "wrote" asks, "largest" what "biggest" asks. Word
+    overlap and proximity read such a word as the question's. Forms are made with a few
+    English suffixes; a made form that is no word matches nothing."""
+    own = tu.stem_set(question)
+    out: dict[str, str] = {}
+    for word in tu.content_words(question):
+        low = word.lower()
+        stem = tu.stem(low)
+        forms: set[str] = set()
+        for root in _verb_roots(low):
+            forms |= {root + x for x in _NOUN_SUFFIXES}
+            if root.endswith("e"):
+                forms |= {root[:-1] + x for x in _NOUN_SUFFIXES}
+        for a, b in _SAME_MEANING:
+            if tu.base_form(low) in (a, b):
+                forms.add(b if tu.base_form(low) == a else a)
+        for f in forms:
+            other = tu.stem(f)
+            if other not in own and other not in tu.STOPWORDS:
+                out.setdefault(other, stem)
+    return out
 
 
 @dataclass
@@ -490,7 +543,37 @@ def _from_question(span: Span, q: QuestionInfo) -> bool:
         return True
     if all(w in q.lower_words or tu.stem(w) in q.stems for w in content):
         return True
-    return f" {_plain(span.text)} " in f" {_plain(q.text)} "
+    if f" {_plain(span.text)} " in f" {_plain(q.text)} ":
+        return True
+    return _initials(span.text) in _abbreviations(q.text)
+
+
+# "U.S.", "UK", "NATO": an abbreviation the question writes
+_ABBREVIATION = re.compile(r"(?:[A-Z]\.){2,}|[A-Z]{2,6}")
+_LINK_WORDS = frozenset({"of", "the", "and", "for", "&"})
+
+
+@tu.tool_cache(maxsize=4096)
+def _abbreviations(question: str) -> frozenset[str]:
+    """The letters of each abbreviation the question uses to describe a noun ("U.S." of
+    "which U.S. state" → "US"): the name it abbreviates is the question's own words, not an
+    answer. An abbreviation that stands alone ("What was the DGCA?", "What does NASA stand
+    for?") may be what is asked, and its full name the answer."""
+    tags = tu.pos_tags(question)
+    return frozenset(
+        word.replace(".", "")
+        for (word, _), (_, tag) in zip(tags, tags[1:], strict=False)
+        if _ABBREVIATION.fullmatch(word) and tag in ("NN", "NNS")
+    )
+
+
+def _initials(text: str) -> str:
+    """The initials of a name of two or more capitalised words, its linking words left out
+    ("United States of America" → "USA"); "" for anything else."""
+    words = [w for w in _WORD.findall(text) if w.lower() not in _LINK_WORDS]
+    if len(words) < 2 or not all(w[0].isupper() for w in words):
+        return ""
+    return "".join(w[0] for w in words)
 
 
 _DET = frozenset({"the", "a", "an"})
@@ -694,7 +777,8 @@ class _Pool:
 
     def words(self, sentence: str) -> list[tuple[int, int, str]]:
         if sentence not in self.words_of:
-            self.words_of[sentence] = _word_spans(sentence)
+            rel = self.q.related
+            self.words_of[sentence] = [(a, b, rel.get(w, w)) for a, b, w in _word_spans(sentence)]
         return self.words_of[sentence]
 
     def title(self, title: str) -> tuple[frozenset[str], float]:
@@ -739,6 +823,13 @@ def _similarities(
     return {s: (x, x - best) for s, x in zip(unique, sims, strict=True)}
 
 
+def _as_asked(stems: frozenset[str], q: QuestionInfo) -> frozenset[str]:
+    """A sentence's stems with other forms of the question's words read as the question's."""
+    if not q.related or not stems & q.related.keys():
+        return stems
+    return frozenset(q.related.get(w, w) for w in stems)
+
+
 def _collect(
     q: QuestionInfo,
     passages: Sequence[Passage],
@@ -751,7 +842,7 @@ def _collect(
     if not sents:
         return None
     df: Counter[str] = Counter()
-    stems = [quick_stems(s) for _, _, s in sents]
+    stems = [_as_asked(quick_stems(s), q) for _, _, s in sents]
     for st in stems:
         df.update(st & q.stems)
     idf = {w: math.log(1 + len(sents) / (1 + df[w])) for w in q.stems}
