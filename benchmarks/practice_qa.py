@@ -38,16 +38,16 @@ def main() -> int:
 
     from scim_edge import atomic
     from scim_edge.errors import UserError
-    from scim_edge.given_names import given_names
     from scim_edge.lead_types import LeadTypes
     from scim_edge.practice.questions import pairs_from_passages
+    from scim_edge.practice.runner import practice_names
     from scim_edge.retrieval import BM25Retriever, resolve_index_dir
 
     try:
         index_dir = resolve_index_dir(a.index)
         retriever = BM25Retriever.open(index_dir)
         types = LeadTypes.for_index(index_dir)
-        names = given_names(retriever.sample(a.seed), types)  # as `practice` asks "who"
+        names = practice_names(retriever, types, a.seed)  # as `practice` asks "who"
         pairs = pairs_from_passages(retriever.sample(a.seed), a.n, a.seed, types=types,
                                     names=names)  # fmt: skip
     except UserError as e:

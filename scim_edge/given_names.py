@@ -52,15 +52,20 @@ def _first_word(title: str) -> str:
 
 
 def given_names(
-    passages: Iterable[Passage], types: LeadTypes | None = None, max_leads: int = MAX_LEADS
+    passages: Iterable[Passage],
+    types: LeadTypes | None = None,
+    max_leads: int = MAX_LEADS,
+    known: Iterable[str] = (),
 ) -> frozenset[str]:
     """First words of the titles of person articles among the leads of `passages` (an
-    article's passage 0), lower-cased. A word whose own article calls its subject "it"
+    article's passage 0), lower-cased, with the `known` names (those the shipped reader
+    learned on its own corpus: a small index has few articles about people, and the
+    enwiki sample alone gives seven names). A word whose own article calls its subject "it"
     ("Tennessee" of Tennessee Williams, in an index with the state's article) is left
     out, as are stop words, nationalities, words that name institutions or places, titles
     of role or rank ("Saint", "Lord": `_RANKS`), and words the leads often write in lower
     case ("Western", "Great": `LOWER_SHARE`)."""
-    found: set[str] = set()
+    found: set[str] = {n.lower() for n in known}
     lower: Counter[str] = Counter()
     upper: Counter[str] = Counter()
     leads = 0

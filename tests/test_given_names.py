@@ -93,6 +93,35 @@ def test_a_name_the_leads_write_another_way_is_kept():
     assert "marie" in given_names([curie])
 
 
+def test_a_known_name_is_kept_though_the_index_has_no_article_of_its_people():
+    # the shipped reader's names reach a small index's practice
+    assert "ada" in given_names([EUROPE], known=["ada"])
+
+
+def test_a_known_name_the_index_calls_it_is_left_out():
+    types = LeadTypes.of_passages([_lead("Neil", "Neil is a river in Scotland. It is long.", 9)])
+    assert "neil" not in given_names([EUROPE], types, known=["neil"])
+
+
+def test_practice_knows_the_shipped_readers_names(demo_index, tmp_path, monkeypatch):
+    """`practice` reads the index's names with the shipped reader's (the enwiki sample alone
+    gives a handful): the names it uses hold the shipped ones the index does not deny."""
+    from scim_edge.practice import runner
+
+    seen: list[frozenset[str]] = []
+
+    def spy(*args, **kwargs):
+        seen.append(given_names(*args, **kwargs))
+        return seen[-1]
+
+    monkeypatch.setattr(runner, "given_names", spy)
+    index = tmp_path / "demo"
+    shutil.copytree(demo_index, index)
+    main(["practice", "--index", str(index), "--questions", "30", "--no-critic"])
+    shipped = set(load_weights(default_weights_path()).meta[NAMES_KEY])
+    assert len(shipped - seen[0]) < len(shipped) // 10
+
+
 def test_a_name_starting_with_a_given_name_is_a_persons():
     sent = "The first man on the Moon was Neil Armstrong in 1969."
     assert is_person(_span(sent, "Neil Armstrong"), None, frozenset({"neil"}))

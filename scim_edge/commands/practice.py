@@ -55,8 +55,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  reader         held-out top-1 {reader.get('heldout_top1_given_present', 0):.1%} "
           f"when the answer is among the candidates")  # fmt: skip
     if reader.get("given_names"):
-        print(f"                 {reader['given_names']} given names read from the index's "
-              f"articles about people")  # fmt: skip
+        print(f"                 {reader['given_names']} given names: the index's people's and "
+              f"those the shipped reader knows")  # fmt: skip
     if reader.get("sentence_similarity"):
         print(f"                 sentences measured against the question with "
               f"{reader['sentence_similarity']} (the index's vectors)")  # fmt: skip

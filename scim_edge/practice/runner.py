@@ -46,7 +46,7 @@ from scim_edge.errors import UserError
 from scim_edge.evaluation.metrics import exact_match, f1_score, normalize_answer
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
-from scim_edge.generation.reader import NAMES_KEY, Reader
+from scim_edge.generation.reader import NAMES_KEY, Reader, default_weights_path, load_weights
 from scim_edge.generation.support import support_sentence
 from scim_edge.given_names import given_names
 from scim_edge.lead_types import LeadTypes
@@ -549,6 +549,13 @@ def _loop_settings(settings: Settings, opts: PracticeOptions) -> Settings:
     return settings.replace(loop=opts.loop, cache_answers=False, critic="heuristic")
 
 
+def practice_names(retriever: Any, types: LeadTypes, seed: int) -> frozenset[str]:
+    """The given names practice asks "who" of and fits the reader with: the index's people's
+    and those the shipped reader knows (`given_names`)."""
+    shipped = load_weights(default_weights_path()).meta.get(NAMES_KEY, ())
+    return given_names(retriever.sample(seed), types, known=shipped)
+
+
 def run_practice(
     engine: Any,
     index_dir: Path,
@@ -567,7 +574,7 @@ def run_practice(
     similarity = SentenceSimilarity.for_index(index_dir)
     params = _params(opts, retriever, settings, similarity)
     part = store.open_partial(index_dir, params)
-    names = given_names(retriever.sample(opts.seed), types)  # who the index's people are
+    names = practice_names(retriever, types, opts.seed)
     pairs, pairs_file = _make_pairs(part, retriever, opts, report, types, names)
     timings["questions_s"] = round(time.perf_counter() - t0, 2)
     pool = _Pool(opts.workers, settings, Path(index_dir), names) if opts.workers > 1 else None
