@@ -289,8 +289,8 @@ def _verb_roots(low: str) -> set[str]:
 def related_stems(question: str) -> dict[str, str]:
     """Stems of other forms of the question's content words, each mapped to the question's
     own stem: a sentence that says "for the discovery of penicillin" states what "Who
-    discovered penicillin?" asks, as one that says "discovered" does; "founded" what "the
-    founder of" asks; "author" what "wrote" asks, "largest" what "biggest" asks. Word
+    discovered penicillin?" asks, as one that says "discovered" does; "founder" what
+    "founded" asks; "author" what "wrote" asks, "largest" what "biggest" asks. Word
     overlap and proximity read such a word as the question's. Forms are made with a few
     English suffixes; a made form that is no word matches nothing."""
     own = tu.stem_set(question)
@@ -304,8 +304,8 @@ def related_stems(question: str) -> dict[str, str]:
             if root.endswith("e"):
                 forms |= {root[:-1] + x for x in _NOUN_SUFFIXES}
         for a, b in _SAME_MEANING:
-            if tu.base_form(low) in (a, b):
-                forms.add(b if tu.base_form(low) == a else a)
+            if stem in (tu.stem(a), tu.stem(b)):
+                forms.add(b if stem == tu.stem(a) else a)
         for f in forms:
             other = tu.stem(f)
             if other not in own and other not in tu.STOPWORDS:
