@@ -9,9 +9,10 @@ as "he" or "she" (`lead_types`) is about a person, and the first word of its tit
 ("Rosalind", "Johannes", "Pope") is a given name. A name that starts with one is a
 person's; one whose own article calls it "it" is not.
 
-`practice` reads the names from the index it practises on, asks "who" only of names known
-to be people's, and stores the names in the meta of the reader it fits (`Reader.names`),
-so the shipped reader knows the given names of the corpus it was fitted on.
+`practice` reads the names from the index it practises on, adds those the shipped reader
+knows (a small index has few articles about people), asks "who" only of names known to be
+people's, and stores the names in the meta of the reader it fits (`Reader.names`), so the
+shipped reader knows the given names of the corpus it was fitted on.
 """
 
 from __future__ import annotations
