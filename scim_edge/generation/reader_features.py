@@ -271,8 +271,12 @@ def analyse(question: str) -> QuestionInfo:
 # "inventor"; "found" → "founder"; "write" → "writer"; "create" → "creation".
 _NOUN_SUFFIXES = ("er", "r", "or", "y", "ery", "ion", "ation", "ment")
 _VERB_ENDS = (("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
-# Words that say the same thing without sharing a stem.
-_SAME_MEANING = (("biggest", "largest"), ("tallest", "highest"), ("write", "author"))
+# Words that say the same thing without sharing a stem, each stem to the other word.
+_SAME_MEANING = {
+    tu.stem(a): b
+    for pair in (("biggest", "largest"), ("tallest", "highest"), ("write", "author"))
+    for a, b in (pair, pair[::-1])
+}
 
 
 def _verb_roots(low: str) -> set[str]:
@@ -303,9 +307,8 @@ def related_stems(question: str) -> dict[str, str]:
             forms |= {root + x for x in _NOUN_SUFFIXES}
             if root.endswith("e"):
                 forms |= {root[:-1] + x for x in _NOUN_SUFFIXES}
-        for a, b in _SAME_MEANING:
-            if stem in (tu.stem(a), tu.stem(b)):
-                forms.add(b if stem == tu.stem(a) else a)
+        if stem in _SAME_MEANING:
+            forms.add(_SAME_MEANING[stem])
         for f in forms:
             other = tu.stem(f)
             if other not in own and other not in tu.STOPWORDS:
@@ -545,7 +548,8 @@ def _from_question(span: Span, q: QuestionInfo) -> bool:
         return True
     if f" {_plain(span.text)} " in f" {_plain(q.text)} ":
         return True
-    return _initials(span.text) in _abbreviations(q.text)
+    abbreviations = _abbreviations(q.text)
+    return bool(abbreviations) and _initials(span.text) in abbreviations
 
 
 # "U.S.", "UK", "NATO": an abbreviation the question writes
