@@ -113,6 +113,80 @@ def test_the_critic_is_written_only_when_the_shipped_one_is_not_better(
     assert written is not shipped_better
 
 
+def _heldout_groups(pick_shipped_best: bool) -> tuple[dict, list]:
+    """Forty held-out groups of four candidates; the right one is the candidate the shipped
+    weights score highest (or lowest)."""
+    import numpy as np
+
+    from scim_edge.generation.reader import default_weights_path, load_weights
+    from scim_edge.practice.questions import PracticePair
+
+    shipped = load_weights(default_weights_path())
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(160, len(rf.FEATURES))) * shipped.scale + shipped.mean
+    y = np.zeros(160)
+    for g in range(40):
+        s = shipped.score(X[4 * g : 4 * g + 4])
+        y[4 * g + int(np.argmax(s) if pick_shipped_best else np.argmin(s))] = 1.0
+    data = {"X": X, "y": y, "sizes": np.full(40, 4), "pair": np.arange(40)}
+    pairs = [PracticePair(f"p{i}", "q?", "a", "entity", "1-0", "t", "s", "heldout")
+             for i in range(40)]  # fmt: skip
+    return data, pairs
+
+
+def _reversed_shipped():
+    from dataclasses import replace
+
+    from scim_edge.generation.reader import default_weights_path, load_weights
+
+    shipped = load_weights(default_weights_path())
+    return replace(shipped, weights=-shipped.weights)
+
+
+def test_the_shipped_reader_stays_when_it_picks_the_held_out_answers_better():
+    from scim_edge.practice.runner import shipped_reads_as_well
+
+    data, pairs = _heldout_groups(pick_shipped_best=True)
+    assert shipped_reads_as_well(_reversed_shipped(), data, pairs) == 1.0
+
+
+def test_the_fitted_reader_is_used_when_it_picks_the_held_out_answers_better():
+    from scim_edge.practice.runner import shipped_reads_as_well
+
+    data, pairs = _heldout_groups(pick_shipped_best=False)
+    assert shipped_reads_as_well(_reversed_shipped(), data, pairs) is None
+
+
+def test_kept_shipped_reader_weights_are_written_with_the_index_names(index_copy, monkeypatch):
+    from scim_edge.generation.reader import default_weights_path, load_weights
+    from scim_edge.practice import runner
+
+    monkeypatch.setattr(runner, "shipped_reads_as_well", lambda fitted, data, pairs: 0.5)
+    engine = Engine.open(Settings(index=str(index_copy), model="extractive"))
+    run_practice(engine, index_copy, PracticeOptions(questions=60, seed=1))
+    written = store.read_json(store.practice_dir(index_copy) / "reader.json")
+    shipped = load_weights(default_weights_path()).to_dict()
+    assert (written["weights"], "aldous" in written["meta"]["given_names"]) == (
+        shipped["weights"],
+        True,
+    )
+
+
+@pytest.mark.parametrize("used", ["shipped", "own"])
+def test_practice_says_when_the_shipped_reader_stays(sample_index, monkeypatch, capsys, used):
+    from scim_edge.practice import runner
+
+    manifest = {"pairs": {"total": 100, "train": 80, "heldout": 20}, "rounds": 300,
+                "heldout_round1": {}, "critic": {},
+                "reader": {"used": used, "heldout_top1_given_present": 0.7,
+                           "own_heldout_top1": 0.65}}  # fmt: skip
+    monkeypatch.setattr(runner, "run_practice",
+                        lambda *a, **k: runner.PracticeResult(sample_index, manifest))  # fmt: skip
+    assert main(["practice", "--index", str(sample_index)]) == 0
+    said = "the shipped weights, which picked" in capsys.readouterr().out
+    assert said is (used == "shipped")
+
+
 def test_practice_leaves_no_partial_folder(practised):
     assert not store.partial_dir(practised).exists()
 

@@ -54,6 +54,10 @@ def run(args: argparse.Namespace) -> int:
           f"{m['pairs']['heldout']} held out), {m['rounds']} loop rounds")  # fmt: skip
     print(f"  reader         held-out top-1 {reader.get('heldout_top1_given_present', 0):.1%} "
           f"when the answer is among the candidates")  # fmt: skip
+    if reader.get("used") == "shipped":
+        own = reader.get("own_heldout_top1") or 0.0
+        print(f"                 the shipped weights, which picked this index's held-out answers "
+              f"at least as often as those fitted here ({own:.1%}): they stay")  # fmt: skip
     if reader.get("given_names"):
         print(f"                 {reader['given_names']} given names: the index's people's and "
               f"those the shipped reader knows")  # fmt: skip

@@ -32,7 +32,7 @@ import time
 import zlib
 from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -246,16 +246,42 @@ def fit_reader(data: dict[str, np.ndarray], pairs: Sequence[PracticePair]) -> tu
     model = fit_grouped_softmax(X, y, starts, list(rf.FEATURES))
     figures: dict[str, Any] = {"train_groups": int(train.sum())}
     for name, mask in (("heldout", split == "heldout"), ("train", split == "train")):
-        Xh, yh, sh = _groups(data, mask & pos)
-        if len(sh):
-            p = group_softmax(model.score(Xh), sh)
-            ends = np.append(sh[1:], len(yh))
-            hits = [yh[s + int(np.argmax(p[s:e]))] > 0 for s, e in zip(sh, ends, strict=True)]
-            figures[f"{name}_top1_given_present"] = round(float(np.mean(hits)), 4)
+        top1 = _top1(model, data, mask & pos)
+        if top1 is not None:
+            figures[f"{name}_top1_given_present"] = top1
         figures[f"{name}_answer_in_candidates"] = (
             round(float(pos[mask].mean()), 4) if mask.any() else 0.0
         )
     return model, figures
+
+
+def _top1(model: LinearModel, data: dict[str, np.ndarray], keep: np.ndarray) -> float | None:
+    """The share of the kept groups whose top-scored candidate is a right answer."""
+    X, y, starts = _groups(data, keep)
+    if not len(starts):
+        return None
+    p = group_softmax(model.score(X), starts)
+    ends = np.append(starts[1:], len(y))
+    hits = [y[s + int(np.argmax(p[s:e]))] > 0 for s, e in zip(starts, ends, strict=True)]
+    return round(float(np.mean(hits)), 4)
+
+
+def shipped_reads_as_well(
+    fitted: LinearModel, data: dict[str, np.ndarray], pairs: Sequence[PracticePair]
+) -> float | None:
+    """The shipped weights' held-out top-1 when they pick the right answer at least as often
+    as the weights just fitted, on this index's own held-out practice questions; else None.
+
+    Practice re-fits the reader for the user's index, but a fit on a few thousand made-up
+    questions varies with the draw: on an index where the shipped weights read its held-out
+    questions as well, they stay, as the shipped Critic does (`shipped_instead`)."""
+    split = np.array([pairs[i].split for i in data["pair"]])
+    keep = _has_positive(data) & (split == "heldout")
+    own = _top1(fitted, data, keep)
+    shipped = _top1(load_weights(default_weights_path()), data, keep)
+    if own is None or shipped is None or shipped < own:
+        return None
+    return shipped
 
 
 def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict[str, Any]]:
@@ -523,7 +549,15 @@ def _passes(
 
     t2 = time.perf_counter()
     fitted, reader_figures = fit_reader(data, pairs)
-    fitted.meta = {"trained_on": "self-practice", "index": retriever.name,
+    reader_figures["used"] = "own"
+    kept = shipped_reads_as_well(fitted, data, pairs)
+    if kept is not None:  # the shipped weights, with this index's names
+        own_top1 = reader_figures.get("heldout_top1_given_present")
+        fitted = replace(load_weights(default_weights_path()), meta={})
+        reader_figures.update(used="shipped", own_heldout_top1=own_top1,
+                              heldout_top1_given_present=kept)  # fmt: skip
+    trained_on = "self-practice" if kept is None else "shipped; kept by self-practice"
+    fitted.meta = {"trained_on": trained_on, "index": retriever.name,
                    "pairs": len(pairs), "seed": opts.seed,
                    "sentence_similarity": similarity_name(similarity),
                    **reader_figures, NAMES_KEY: sorted(names)}  # fmt: skip

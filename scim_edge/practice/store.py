@@ -7,7 +7,8 @@ The set sits beside the index it was made from (and travels with it in a bundle)
       manifest.json    seed, counts, the index and settings it was made with, figures
       pairs.jsonl      one question–answer pair per line (`questions.PracticePair`)
       traces.jsonl     one line per loop round: the answer, its labels and its features
-      reader.json      the reader weights fitted on the train split
+      reader.json      the reader weights fitted on the train split, or the shipped ones
+                       when they read the held-out questions at least as well
       critic.json      the Critic fitted on the traces (when trained, and when it judged
                        the held-out rounds better than the shipped one)
 
@@ -56,10 +57,12 @@ sentences ("Which was founded first, A or B?"; kind `choice`, ids starting with 
   five SCIM dimensions and Q, the reader's span probability, margin and raw score, type
   agreement, support overlap, the round, the new passages it brought, agreement with
   earlier rounds, retrieval scores).
-- `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`); its
-  `meta.given_names` are the first words of the titles of this index's articles about
-  people, which tell the reader (and told the question maker's "who") a person's name
-  from a region's.
+- `reader.json`: the reader's linear weights (`scim_edge.linear.LinearModel`): those fitted
+  here, or the shipped ones when they picked the held-out questions' answers at least as
+  often (`manifest.json`'s `reader.used` says which); its `meta.given_names` are the first
+  words of the titles of this index's articles about people and those the shipped reader
+  knows, which tell the reader (and told the question maker's "who") a person's name from
+  a region's.
 - `critic.json`: the trained Critic, when `practice` trained one and it judged the held-out
   rounds better (Brier score) than the shipped Critic; otherwise the index uses the shipped
   one, and `manifest.json`'s `critic.used` says so.
