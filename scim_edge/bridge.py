@@ -412,6 +412,7 @@ def question_through(bridge: Bridge, candidate: Candidate) -> str:
 
 
 def title_names(title: str, entity: str) -> bool:
-    """True when an article's title names the entity ("Paraná River" for "Paraná")."""
+    """True when an article's title names the entity ("Paraná River" for "Paraná"): a
+    bridge entity, or one option of a comparison."""
     t, e = tu.stem_set(title), tu.stem_set(entity)
     return bool(e) and e <= t and len(t - e) <= 1

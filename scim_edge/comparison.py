@@ -39,6 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from scim_edge import textutil as tu
+from scim_edge.bridge import title_names
 from scim_edge.types import Passage
 
 EARLIER = ("first", "earlier", "earliest", "before", "older", "oldest", "sooner")
@@ -219,12 +220,6 @@ def option_queries(question: str) -> list[str]:
     return out
 
 
-def names_option(title: str, name: str) -> bool:
-    """True when an article's title names the option ("Paraná River" for "Paraná")."""
-    t, n = tu.stem_set(title), tu.stem_set(name)
-    return bool(n) and n <= t and len(t - n) <= 1
-
-
 # ---- facts ----------------------------------------------------------------------------
 
 
@@ -276,7 +271,7 @@ def years(sentence: str) -> list[tuple[int, int, str]]:
 
 def _about(p: Passage, name: str) -> list[tuple[bool, int, str]]:
     """(own article, sentence index, sentence) of the passage's sentences about `name`."""
-    own = names_option(p.title, name)
+    own = title_names(p.title, name)
     n = tu.stem_set(name)
     return [(own, i, s) for i, s in enumerate(tu.sentences(p.text)) if own or n <= tu.stem_set(s)]
 

@@ -102,7 +102,7 @@ def initial(question: str) -> Formulation:
 
 def _option_scorer(query: str, name: str) -> Callable[[Passage], float]:
     def score(p: Passage) -> float:
-        bonus = ENTITY_TITLE_BONUS if comparison.names_option(p.title, name) else 0.0
+        bonus = ENTITY_TITLE_BONUS if br.title_names(p.title, name) else 0.0
         return ranking.hybrid_score(p, query) + bonus
 
     return score
