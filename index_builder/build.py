@@ -61,7 +61,13 @@ from scim_edge.errors import DumpError, UserError
 
 MANIFEST = "manifest.json"
 BATCH_BYTES = 1 << 20  # wikitext per worker task
-HEAP_BYTES = 256 << 20  # Tantivy writer heap, split over its threads: bounds its memory
+# Tantivy's writer heap, split over its threads (Tantivy's least is 15 MB a thread): a
+# thread writes a segment when its share fills. With 256 MB the share filled more between
+# the checkpoint commits of a larger dump, so peak memory grew with the dump (1.31x from 0.5
+# to 2 GB of XML, 227-304 MB); with 32 MB it is flat (237-254 MB, 1.02-1.04x), at the
+# same build speed within noise, for more, smaller segments to merge
+# (`benchmarks/bench_scale.py`, two rounds of each on 2 cores).
+HEAP_BYTES = 32 << 20
 WRITER_THREADS = 2
 IN_PROCESS_BELOW = 1 << 20  # dumps smaller than this are built without a worker pool
 STORE = ".build.sqlite"  # side tables of a build (articles, redirects), removed at the end
