@@ -157,6 +157,14 @@ def test_the_fitted_reader_is_used_when_it_picks_the_held_out_answers_better():
     assert shipped_reads_as_well(_reversed_shipped(), data, pairs) is None
 
 
+def test_the_shipped_reader_stays_on_a_tie():
+    from scim_edge.generation.reader import default_weights_path, load_weights
+    from scim_edge.practice.runner import shipped_reads_as_well
+
+    data, pairs = _heldout_groups(pick_shipped_best=False)
+    assert shipped_reads_as_well(load_weights(default_weights_path()), data, pairs) == 0.0
+
+
 def test_kept_shipped_reader_weights_are_written_with_the_index_names(index_copy, monkeypatch):
     from scim_edge.generation.reader import default_weights_path, load_weights
     from scim_edge.practice import runner
