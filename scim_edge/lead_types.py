@@ -38,10 +38,11 @@ CACHE = 65536  # names remembered per index
 @dataclass(frozen=True)
 class LeadType:
     """The head nouns of a lead's definition (lower-case, as written), whether the lead is
-    about a person (life dates in its first parentheses, or it speaks of its subject as "he"
-    or "she") and whether it is about a thing (it speaks of its subject as "it"). A lead
-    with no pronouns is neither: "Homer was an ancient Greek poet. Homer was highly revered
-    …" says nothing either way, and a person must not be read as a thing for it."""
+    about a person (life dates in its first parentheses, it speaks of its subject as "he"
+    or "she", or, where it says neither, its definition's head takes the relative "who")
+    and whether it is about a thing (it speaks of its subject as "it"). A lead with none of
+    these is neither: "Homer was an ancient Greek poet. Homer was highly revered …" says
+    nothing either way, and a person must not be read as a thing for it."""
 
     heads: tuple[str, ...]
     person: bool
@@ -74,7 +75,34 @@ def lead_type(text: str) -> LeadType:
     )
     if at is None:
         return LeadType((), person, thing)
-    return LeadType(_heads(tags[at + 1 :]), person, thing)
+    heads = _heads(tags[at + 1 :])
+    if not (person or thing):
+        person = _head_then_who(tags[at + 1 :], heads)
+    return LeadType(heads, person, thing)
+
+
+_WHO_REACH = 4  # words from the head to "who": "philosopher of Classical Athens who"
+_NAME_LINKS = frozenset({"of", "the", "a", "an"})
+
+
+def _head_then_who(tags: tuple[tuple[str, str], ...], heads: tuple[str, ...]) -> bool:
+    """The definition's head takes the relative "who", which English keeps for people:
+    "Homer was an ancient Greek poet who is traditionally credited …" says that Homer is a
+    person where no pronoun or life date does. Only the head's own clause counts, the head
+    followed by "who" or by a name first ("a philosopher of Classical Athens who"): in "a
+    legal process through which people … who cannot repay", "who" is the people's."""
+    words = [w for w, _ in tags]
+    for i, w in enumerate(words):
+        if w.lower() != "who":
+            continue
+        for j in range(i - 1, max(-1, i - 1 - _WHO_REACH), -1):
+            low = words[j].lower()
+            if low in heads:
+                return True
+            if not (low in _NAME_LINKS or words[j][:1].isupper() or words[j] == ","):
+                return False
+        return False
+    return False
 
 
 def _pronoun_verdict(text: str) -> tuple[bool, bool]:

@@ -63,6 +63,23 @@ def test_a_lead_without_pronouns_is_neither_a_person_nor_a_thing():
     assert (lead.heads, lead.person, lead.thing) == (("poet",), False, False)
 
 
+def test_a_definition_whose_head_takes_who_is_about_a_person():
+    lead = lead_type("Homer was an ancient Greek poet who is credited as the author of the Iliad.")
+    assert lead.person
+
+
+def test_who_after_a_name_that_follows_the_head_still_belongs_to_the_head():
+    lead = lead_type("Plato was a Greek philosopher of Classical Athens who founded the Academy.")
+    assert lead.person
+
+
+def test_who_of_other_people_in_the_definition_is_not_the_subjects():
+    lead = lead_type(
+        "Bankruptcy is a legal process through which people who cannot repay debts seek relief."
+    )
+    assert lead.person is False
+
+
 def test_the_head_of_one_of_a_number_of_things_is_read_past_the_number():
     lead = lead_type("The Iliad is one of two major ancient Greek epic poems attributed to Homer.")
     assert lead.heads == ("poems",)
