@@ -1,5 +1,5 @@
 """Check a vital-en development set (benchmarks/dev_vital.jsonl, dev_vital_b.jsonl,
-dev_vital_c.jsonl) against the corpus it was written over.
+dev_vital_c.jsonl, dev_vital_who.jsonl) against the corpus it was written over.
 
 A development question is only useful if its gold answer is really in the text the system
 searches: a typo in an evidence snippet or an answer alias that the snippet does not contain
@@ -7,7 +7,7 @@ would silently turn a right answer into a "wrong" one. So for every line this ch
 
 * the line is a JSON object with exactly the keys of qa-dev.jsonl (`id`, `question`,
   `answers`, `type`, `titles`, `evidence`) and `id` is `vdev-NNN` (`vdevb-NNN` in the
-  second set, `vdevc-NNN` in the third), unique;
+  second set, `vdevc-NNN` in the third, `vdevw-NNN` in the "who" set), unique;
 * every title names an article of the corpus;
 * an answerable question's `evidence` occurs verbatim in one of its named articles and
   contains one of its `answers` (case-insensitive, any whitespace matching any whitespace);
@@ -43,7 +43,7 @@ DEFAULT_CORPUS = DATA / "vital-en.xml.bz2"
 
 KEYS = {"id", "question", "answers", "type", "titles", "evidence"}
 TYPES = {"factoid", "unanswerable", "multihop", "comparison"}
-ID_RE = re.compile(r"vdev[bc]?-\d{3}")
+ID_RE = re.compile(r"vdev[bcw]?-\d{3}")
 # A question sharing more consecutive words than this with its articles (title words aside)
 # copies a phrase instead of paraphrasing it.
 MAX_COPIED_WORDS = 5
