@@ -363,6 +363,7 @@ def test_critic_train_on_traces_of_another_version_is_one_line(sample_index, tmp
         ["ask", "Q?", "--critic-model", ""],
         ["search", "Q", "--index", ""],
         ["eval", "qa.jsonl", "--index", ""],
+        ["eval", ""],
         ["tui", "--index", ""],
         ["bundle", "out.tar", "--index", ""],
     ],

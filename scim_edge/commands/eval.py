@@ -22,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "qa_file",
         metavar="QA.jsonl",
+        type=nonempty,
         help="one JSON object a line: question, answers (list; [] = unanswerable), "
         "optional id, type, titles",
     )
