@@ -75,9 +75,10 @@ def lead_type(text: str) -> LeadType:
     )
     if at is None:
         return LeadType((), person, thing)
-    heads = _heads(tags[at + 1 :])
+    definition = tags[at + 1 :]
+    heads = _heads(definition)
     if not (person or thing):
-        person = _head_then_who(tags[at + 1 :], heads)
+        person = _head_then_who(definition, heads)
     return LeadType(heads, person, thing)
 
 
@@ -92,16 +93,15 @@ def _head_then_who(tags: tuple[tuple[str, str], ...], heads: tuple[str, ...]) ->
     followed by "who" or by a name first ("a philosopher of Classical Athens who"): in "a
     legal process through which people … who cannot repay", "who" is the people's."""
     words = [w for w, _ in tags]
-    for i, w in enumerate(words):
-        if w.lower() != "who":
-            continue
-        for j in range(i - 1, max(-1, i - 1 - _WHO_REACH), -1):
-            low = words[j].lower()
-            if low in heads:
-                return True
-            if not (low in _NAME_LINKS or words[j][:1].isupper() or words[j] == ","):
-                return False
+    who = next((i for i, w in enumerate(words) if w.lower() == "who"), None)
+    if who is None:
         return False
+    for word in reversed(words[max(0, who - _WHO_REACH) : who]):
+        low = word.lower()
+        if low in heads:
+            return True
+        if not (low in _NAME_LINKS or word[:1].isupper() or word == ","):
+            return False
     return False
 
 
