@@ -310,6 +310,7 @@ def build_index(
     workers: int | None = None,
     embeddings_model: str | os.PathLike[str] | None = None,
     embeddings_progress: Callable[[int, int], None] | None = None,
+    embeddings_variant: str | None = None,
     resume: bool = False,
     restart: bool = False,
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
@@ -326,6 +327,8 @@ def build_index(
     `embeddings_model`: also embed every passage with this embedding model (a name or a
     directory) and store the matrix inside the index before it is renamed into place, so
     an interrupted embedding pass never leaves an index without its vectors.
+    `embeddings_variant`: the model's variant that writes them (`static`, `int8`, `fp32`;
+    None: the runtime's choice, int8 on the CPU).
 
     `workers`: processes that read and clean pages (None: every core, or none for a dump
     under 1 MB, which is faster in-process than with a pool). The index does not depend on
@@ -347,15 +350,19 @@ def build_index(
         "passage_words": passage_words,
         "embeddings": str(embeddings_model) if embeddings_model is not None else None,
     }
+    if embeddings_variant is not None:  # absent otherwise: older checkpoints still resume
+        options["embedding_variant"] = embeddings_variant
     job = _Build(reader, passage_words, nworkers, progress, checkpoint_seconds)
 
     def finish(work: Path) -> dict[str, Any]:
         manifest = job.run(work)
         if embeddings_model is not None:
-            from scim_edge.vector_index import write_embeddings
+            from scim_edge.vector_index import embeddings_summary, write_embeddings
 
-            meta = write_embeddings(work, embeddings_model, progress=embeddings_progress)
-            manifest["embeddings"] = {k: meta[k] for k in ("model", "dim", "count") if k in meta}
+            meta = write_embeddings(
+                work, embeddings_model, progress=embeddings_progress, variant=embeddings_variant
+            )
+            manifest["embeddings"] = embeddings_summary(meta)
         write_text(work / MANIFEST, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
         return manifest
 

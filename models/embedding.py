@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from models import store
+from models import static_embedding, store
 from models.seq2seq import cuda_available, load_tokenizer, open_session, read_json
 from scim_edge.errors import ModelError
 
@@ -72,9 +72,11 @@ class EmbeddingModel:
         verify_hashes: bool = False,
         variant: str | None = None,
         provider: str | None = None,
-    ) -> EmbeddingModel:
+    ) -> EmbeddingModel | static_embedding.StaticEmbedding:
         """`variant`: "fp32" or "int8" (default: fp32 on CUDA, int8 on the CPU when the
-        model has it). `provider`: "cpu", "cuda" or None (CUDA when it can load)."""
+        model has it), or "static" (token vectors distilled at export: never the default,
+        chosen when passage vectors are written with it). `provider`: "cpu", "cuda" or
+        None (CUDA when it can load)."""
         model_dir = Path(path)
         if not (model_dir / store.MANIFEST).is_file():
             model_dir = store.resolve_model(str(path), kind="embedding")
@@ -88,8 +90,13 @@ class EmbeddingModel:
         if variant is not None and variant not in have:
             raise ModelError(
                 f"model '{name}' has no {variant} variant (it has {', '.join(have) or 'none'})",
-                hint="re-export it with `scim-edge models export --force` to add int8",
+                hint="re-export it with `scim-edge models export --force` to add int8 and static",
             )
+        if variant == static_embedding.VARIANT:
+            store.check_sizes(model_dir, variant)
+            if verify_hashes and (problems := store.verify(model_dir)):
+                raise ModelError(f"model '{name}' failed verification: {problems[0]}")
+            return static_embedding.StaticEmbedding.load(model_dir, name)
         if provider not in (None, "cpu", "cuda"):
             raise ModelError(f"unknown provider {provider!r} (use cpu or cuda)")
         if provider == "cuda" and not cuda_available():

@@ -5,7 +5,9 @@ yields the cross-attention keys/values) and a decoder with past (every later ste
 full-precision graphs are kept for CUDA; a dynamic int8 copy is made for CPU, where it
 is roughly twice as fast. Embedding (sentence-transformers dirs): one graph plus the
 tokenizer and the pooling config, full precision, so the vectors match
-sentence-transformers.
+sentence-transformers; a fused int8 copy for the CPU; and a `static` table of token vectors
+distilled from the fp32 graph (`models.static_embedding`), for passage vectors at
+Wikipedia scale.
 
 Everything is written into a temporary sibling of the target and renamed into place, so
 an export that fails or is interrupted leaves nothing in the store. The network is used
@@ -27,7 +29,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from models import store
+from models import static_embedding, store
+from models.seq2seq import open_session
 from scim_edge import paths
 from scim_edge.atomic import atomic_dir
 from scim_edge.errors import ModelError, UserError
@@ -206,7 +209,8 @@ def export_model(
         raise ModelError(f"{source} is an encoder-decoder model, not a sentence embedding model")
 
     n_quantize = (len(SEQ2SEQ_GRAPHS) if kind == "seq2seq" else 1) if quantize else 0
-    steps = _Steps(2 + n_quantize, progress)
+    n_distill = 1 if kind == "embedding" else 0  # the static variant
+    steps = _Steps(2 + n_quantize + n_distill, progress)
     with atomic_dir(target, force=force, what="model") as tmp:
         if kind == "seq2seq":
             manifest = _export_seq2seq(src, local, tmp, name, src, quantize, verbose, log, steps)
@@ -374,6 +378,14 @@ def _export_embedding(
         steps.advance()
         quantize_s = time.perf_counter() - t1
         variants["int8"] = ["int8/model.onnx"]
+    log("distilling static token vectors for fast passage vectors...")
+    session = open_session(
+        tmp / "fp32" / "model.onnx", model_name=name, provider="cpu", threads=None
+    )
+    distill_s = static_embedding.distill(tmp, session)
+    del session
+    steps.advance()
+    variants[static_embedding.VARIANT] = [static_embedding.TABLE]
     return store.build_manifest(
         tmp,
         name=name,
@@ -387,6 +399,7 @@ def _export_embedding(
             "timings_s": {
                 "export": round(export_s, 3),
                 "quantize": None if quantize_s is None else round(quantize_s, 3),
+                "distill": round(distill_s, 3),
             },
         },
     )

@@ -123,13 +123,14 @@ def embedding_workers(model: Any) -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def load_writer_model(model_path: Path | str) -> Any:
+def load_writer_model(model_path: Path | str, variant: str | None = None) -> Any:
     """The embedding model for writing vectors: single-threaded sessions on the CPU (the
-    writer runs one per core), CUDA when it can load. A one-line error if it cannot."""
+    writer runs one per core), CUDA when it can load; `variant` (`static`, `int8`, `fp32`)
+    when given. A one-line error if it cannot."""
     from models.embedding import EmbeddingModel
 
-    try:
-        return EmbeddingModel.load(model_path, threads=1)  # a directory or a store name
+    try:  # a directory or a store name
+        return EmbeddingModel.load(model_path, threads=1, variant=variant)
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - any load failure is the user's model dir
@@ -145,6 +146,7 @@ def write_embeddings(
     batch_size: int = EMBED_BATCH,
     model: Any | None = None,
     workers: int | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Embed every passage of the index with the embedding model `model_path` (a model
     directory or an installed model's name) and store the float16 matrix and its JSON
@@ -156,7 +158,7 @@ def write_embeddings(
 
     index_dir = Path(index_dir)
     if model is None:
-        model = load_writer_model(model_path)
+        model = load_writer_model(model_path, variant)
     nworkers = workers or embedding_workers(model)
     total = count_index_passages(index_dir)
     doc_ids: list[str] = []
@@ -248,6 +250,7 @@ def add_embeddings(
     progress: Progress | None = None,
     *,
     model_name: str | None = None,
+    variant: str | None = None,
 ) -> dict[str, Any]:
     """Add (or replace) the passage embeddings of an index that already exists, without
     the dump: the passages are read back from the index itself.
@@ -266,15 +269,18 @@ def add_embeddings(
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise IndexError_(f"{manifest_path} is unreadable ({e}); rebuild the index") from None
-    model = load_writer_model(model_path)  # a bad model fails before anything is made
+    model = load_writer_model(model_path, variant)  # a bad model fails before anything
     with atomic_dir(index_dir, force=True, what="index") as tmp:
         _link_tree(index_dir, tmp)
         meta = write_embeddings(tmp, model_path, progress, model_name=model_name, model=model)
-        manifest["embeddings"] = {
-            k: meta[k] for k in ("model", "variant", "dim", "count") if k in meta
-        }
+        manifest["embeddings"] = embeddings_summary(meta)
         write_text(tmp / "manifest.json", json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
     return meta
+
+
+def embeddings_summary(meta: dict[str, Any]) -> dict[str, Any]:
+    """What an index's manifest says of its vectors: model, variant, dimensions, count."""
+    return {k: meta[k] for k in ("model", "variant", "dim", "count") if k in meta}
 
 
 def _link_tree(src: Path, dst: Path) -> None:

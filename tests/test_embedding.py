@@ -72,7 +72,7 @@ def test_embedding_model_in_the_store(minilm, monkeypatch, capsys):
     assert main(["models", "list", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [(m["name"], m["kind"], m["variants"]) for m in listed] == [
-        ("minilm", "embedding", ["fp32", "int8"])
+        ("minilm", "embedding", ["fp32", "int8", "static"])
     ]
     model = EmbeddingModel.load("minilm")  # by store name
     assert model.embed([]).shape == (0, 384)

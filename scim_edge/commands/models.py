@@ -110,7 +110,11 @@ def run_export(args: argparse.Namespace) -> int:
 
     m = read_manifest(path)
     t = m.get("timings_s", {})
-    extra = f", quantize {t['quantize']:.1f} s" if t.get("quantize") is not None else ""
+    extra = "".join(
+        f", {stage} {t[stage]:.1f} s"
+        for stage in ("quantize", "distill")
+        if t.get(stage) is not None
+    )
     say(f"export {t.get('export', 0):.1f} s{extra}")
     print(
         f"installed {m['kind']} model '{path.name}' ({', '.join(sorted(m['variants']))}) at {path}"
