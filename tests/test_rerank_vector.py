@@ -183,6 +183,19 @@ def test_hybrid_retriever_fuses_bm25_and_vector(vec_index, bm25, model):
     assert hits[0].doc_id not in {h.doc_id for h in excluded}
 
 
+def test_hybrid_passages_carry_their_bm25_score_in_the_fused_order(vec_index, bm25, model):
+    """The reader and the Critic were fitted on BM25 scores, so that is what they get."""
+    vec = VectorRetriever(open_embeddings(vec_index[0]), model, bm25)
+    hyb = HybridRetriever(bm25, vec, candidates=20)
+    q = "Which bird breeds during the Antarctic winter?"
+    hits = hyb.search(q, 10)
+    for h in hits:
+        assert h.score == pytest.approx(bm25.score_of(q, h.doc_id), rel=1e-5)
+    assert hyb.score_of(q, hits[0].doc_id) == pytest.approx(bm25.score_of(q, hits[0].doc_id))
+    lead = hyb.article_lead("Emperor penguin")
+    assert lead is not None and lead.doc_id == bm25.article_lead("Emperor penguin").doc_id
+
+
 def test_make_retriever_choices(vec_index, bm25, minilm, demo_index):
     # auto (the default): hybrid over an index with vectors, BM25 over one without
     assert Settings().retriever == "auto"
