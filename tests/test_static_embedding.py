@@ -143,3 +143,16 @@ def test_a_model_exported_before_static_existed_says_how_to_add_it(minilm, tmp_p
         EmbeddingModel.load(model, variant="static")
     assert "no static variant" in e.value.one_line()
     assert "models export --force" in e.value.one_line()
+
+
+def test_practice_names_static_sentence_similarity_as_its_own_measure():
+    from types import SimpleNamespace
+
+    from scim_edge.practice.runner import similarity_name
+
+    def sim(variant: str) -> SimpleNamespace:
+        return SimpleNamespace(name="all-MiniLM-L6-v2", model=SimpleNamespace(variant=variant))
+
+    assert similarity_name(sim("static")) == "all-MiniLM-L6-v2, static"
+    assert similarity_name(sim("int8")) == "all-MiniLM-L6-v2"
+    assert similarity_name(None) == ""

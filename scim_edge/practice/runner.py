@@ -111,8 +111,14 @@ def _params(
 
 
 def similarity_name(similarity: Any) -> str:
-    """The model behind the reader's sentence similarity, "" without one."""
-    return str(getattr(similarity, "name", "")) if similarity is not None else ""
+    """The model behind the reader's sentence similarity, "" without one; "NAME, static"
+    for the static variant, whose cosines are another measure than the model's own (int8
+    and fp32 agree to ~0.995, so they are one)."""
+    if similarity is None:
+        return ""
+    name = str(getattr(similarity, "name", ""))
+    variant = getattr(getattr(similarity, "model", None), "variant", None)
+    return f"{name}, static" if variant == "static" else name
 
 
 def features_key() -> str:
