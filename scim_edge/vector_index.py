@@ -356,7 +356,8 @@ class VectorRetriever:
         self.passages = passages  # the BM25 retriever: get(doc_id) -> Passage
         self.hyde = hyde
         self.last_hypothesis: str | None = None
-        self.name = f"vector:{embeddings.model}" + ("+hyde" if hyde else "")
+        static = " (static)" if embeddings.variant == "static" else ""  # another measure
+        self.name = f"vector:{embeddings.model}{static}" + ("+hyde" if hyde else "")
         self.passage_count = len(embeddings.doc_ids)
 
     def query_vector(self, query: str) -> np.ndarray:

@@ -84,6 +84,7 @@ def test_build_index_writes_static_vectors_and_its_queries_use_them(minilm, tmp_
     hybrid = make_retriever(Settings(), BM25Retriever.open(out))
     assert isinstance(hybrid, HybridRetriever)
     assert hybrid.vector.model.variant == "static"
+    assert hybrid.name.endswith("+vector:all-MiniLM-L6-v2 (static)")  # what `bindings` show
     question = "Which bird breeds during the Antarctic winter?"
     assert hybrid.vector.search(question, 1)[0].title == "Emperor penguin"
 
