@@ -73,10 +73,17 @@ def recall(index: Path, qa: Path, retriever: str, path: str) -> dict[str, float]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--repeats", type=int, default=3, help="timed runs of the static writer")
-    ap.add_argument("--out", type=Path, default=OUT)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+
+    ap = OneLineParser(prog="bench_static_vectors", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeats", type=positive_int, default=3,
+                    help="timed runs of the static writer")  # fmt: skip
+    ap.add_argument("--out", type=nonempty, default=str(OUT))
     args = ap.parse_args()
+    out = Path(args.out)
+    if out.is_dir():
+        return _fail(f"--out is a directory: {out}")
 
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
@@ -85,7 +92,7 @@ def main() -> int:
         int8, int8_index = write(index, model_dir, "int8", tmp)
         print("int8", int8, flush=True)
         static_runs = []
-        for _ in range(max(1, args.repeats)):
+        for _ in range(args.repeats):
             run, static_index = write(index, model_dir, "static", tmp)
             static_runs.append(run)
             print("static", run, flush=True)
@@ -118,11 +125,20 @@ def main() -> int:
         "target_passages_per_s": 400,
         "retrieval": retrieval,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    from scim_edge import atomic
+
+    try:
+        atomic.write_text(out, json.dumps(result, indent=2) + "\n")
+    except OSError as e:
+        return _fail(f"cannot write {out}: {e.strerror or e}")
     print(f"static {static_wall}/s wall (median), int8 {int8['per_wall_s']}/s; "
           f"{result['static_over_int8_wall']}x")  # fmt: skip
     return 0
+
+
+def _fail(message: str) -> int:
+    print(f"bench_static_vectors: error: {message}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

@@ -366,6 +366,7 @@ def test_critic_train_on_traces_of_another_version_is_one_line(sample_index, tmp
         ["eval", ""],
         ["tui", "--index", ""],
         ["bundle", "out.tar", "--index", ""],
+        ["build-index", "dump.xml", "--embeddings", "", "--embedding-variant", "static"],
     ],
 )
 def test_an_empty_name_is_refused_not_taken_as_the_default(argv, capsys):

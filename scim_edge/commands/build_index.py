@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scim_edge import paths
+from scim_edge.commands._args import nonempty
 from scim_edge.errors import UserError
 
 DEFAULT_NAME = "default"
@@ -83,6 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--embeddings",
+        type=nonempty,
         metavar="MODEL",
         help="also store passage embeddings made by this embedding model (installed name or "
         "directory), for --retriever vector|hybrid; without DUMP, add them to the existing "
