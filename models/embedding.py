@@ -93,9 +93,7 @@ class EmbeddingModel:
                 hint="re-export it with `scim-edge models export --force` to add int8 and static",
             )
         if variant == static_embedding.VARIANT:
-            store.check_sizes(model_dir, variant)
-            if verify_hashes and (problems := store.verify(model_dir)):
-                raise ModelError(f"model '{name}' failed verification: {problems[0]}")
+            _check_files(model_dir, name, variant, verify_hashes)
             return static_embedding.StaticEmbedding.load(model_dir, name)
         if provider not in (None, "cpu", "cuda"):
             raise ModelError(f"unknown provider {provider!r} (use cpu or cuda)")
@@ -112,9 +110,7 @@ class EmbeddingModel:
             variant = "int8" if provider == "cpu" and "int8" in have else "fp32"
         if provider == "cuda" and variant == "int8":
             raise ModelError("the int8 variant runs on the CPU provider only; use fp32 on CUDA")
-        store.check_sizes(model_dir, variant)
-        if verify_hashes and (problems := store.verify(model_dir)):
-            raise ModelError(f"model '{name}' failed verification: {problems[0]}")
+        _check_files(model_dir, name, variant, verify_hashes)
         files = store.variant_files(model_dir, manifest, variant)
         if "model" not in files:
             raise ModelError(f"model '{name}' lacks {variant}/model.onnx")
@@ -179,6 +175,14 @@ class EmbeddingModel:
         if self._normalize:
             vecs = vecs / np.clip(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12, None)
         return vecs
+
+
+def _check_files(model_dir: Path, name: str, variant: str, verify_hashes: bool) -> None:
+    """Sizes against the manifest always (cheap: a truncated copy fails here, in one line),
+    hashes too when asked."""
+    store.check_sizes(model_dir, variant)
+    if verify_hashes and (problems := store.verify(model_dir)):
+        raise ModelError(f"model '{name}' failed verification: {problems[0]}")
 
 
 def length_buckets(lengths: Sequence[int], batch_size: int, batch_tokens: int) -> list[list[int]]:

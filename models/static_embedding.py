@@ -30,6 +30,7 @@ VARIANT = "static"
 TABLE = f"{VARIANT}/vectors.npy"
 DIM = 256  # PCA dimensions kept (MiniLM's 384 → 256: Model2Vec's default)
 BATCH = 512  # vocabulary tokens per forward pass while distilling
+_REEXPORT = "re-export it with `scim-edge models export --force`"
 
 
 def distill(model_dir: Path, session: Any, *, batch: int = BATCH) -> float:
@@ -46,12 +47,8 @@ def distill(model_dir: Path, session: Any, *, batch: int = BATCH) -> float:
     for start in range(0, vocab, batch):
         ids = np.arange(start, min(vocab, start + batch), dtype=np.int64)[:, None]
         n = ids.shape[0]
-        x = np.concatenate(
-            [np.full((n, len(head)), head, np.int64), ids, np.full((n, len(tail)), tail, np.int64)]
-            if head or tail
-            else [ids],
-            axis=1,
-        )
+        x = np.hstack([np.full((n, len(head)), head, np.int64), ids,
+                       np.full((n, len(tail)), tail, np.int64)])  # fmt: skip
         feeds = {"input_ids": x, "attention_mask": np.ones_like(x)}
         if "token_type_ids" in inputs:
             feeds["token_type_ids"] = np.zeros_like(x)
@@ -87,19 +84,19 @@ class StaticEmbedding:
         except (OSError, ValueError, EOFError) as e:
             raise ModelError(
                 f"cannot read {TABLE} of '{name}': {' '.join(str(e).split())[:160]}",
-                hint="re-export it with `scim-edge models export --force`",
+                hint=_REEXPORT,
             ) from None
         if table.ndim != 2 or not table.shape[0]:
             raise ModelError(
                 f"{TABLE} of '{name}' is not a token table (shape {table.shape})",
-                hint="re-export it with `scim-edge models export --force`",
+                hint=_REEXPORT,
             )
         tokenizer = load_tokenizer(model_dir, name)
         if tokenizer.get_vocab_size(with_added_tokens=True) != table.shape[0]:
             raise ModelError(
                 f"{TABLE} of '{name}' has {table.shape[0]} rows for a vocabulary of "
                 f"{tokenizer.get_vocab_size(with_added_tokens=True)}",
-                hint="re-export it with `scim-edge models export --force`",
+                hint=_REEXPORT,
             )
         return cls(path=model_dir, name=name, table=table.astype(np.float32), tokenizer=tokenizer)
 

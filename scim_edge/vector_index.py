@@ -425,11 +425,11 @@ class HybridRetriever:
                 fused[p.doc_id] = fused.get(p.doc_id, 0.0) + 1.0 / (RRF_K + rank)
                 first.setdefault(p.doc_id, p)
         order = sorted(fused, key=lambda d: -fused[d])[:k]
-        lexical = {p.doc_id: p.score for p in lists[0]}
+        by_bm25 = {p.doc_id for p in lists[0]}  # `first` holds these with their BM25 score
         return [
-            dataclasses.replace(
-                first[d], score=lexical[d] if d in lexical else self.score_of(query, d)
-            )
+            first[d]
+            if d in by_bm25
+            else dataclasses.replace(first[d], score=self.score_of(query, d))
             for d in order
         ]
 

@@ -114,14 +114,20 @@ def _copy(minilm: Path, tmp_path: Path) -> Path:
     return model
 
 
+def _static_load_error(model: Path) -> str:
+    """The one line that loading `model`'s static variant fails with."""
+    with pytest.raises(ModelError) as e:
+        EmbeddingModel.load(model, variant="static")
+    return e.value.one_line()
+
+
 def test_a_truncated_table_is_one_line_naming_the_fix(minilm, tmp_path):
     model = _copy(minilm, tmp_path)
     data = (model / TABLE).read_bytes()
     (model / TABLE).write_bytes(data[: len(data) // 2])
-    with pytest.raises(ModelError) as e:
-        EmbeddingModel.load(model, variant="static")
-    assert "truncated" in e.value.one_line()
-    assert "models verify" in e.value.one_line()
+    line = _static_load_error(model)
+    assert "truncated" in line
+    assert "models verify" in line
 
 
 def test_an_unreadable_table_of_the_right_size_is_one_line_naming_the_fix(minilm, tmp_path):
@@ -129,10 +135,9 @@ def test_an_unreadable_table_of_the_right_size_is_one_line_naming_the_fix(minilm
     data = bytearray((model / TABLE).read_bytes())
     data[:16] = b"\0" * 16  # no longer an .npy header
     (model / TABLE).write_bytes(bytes(data))
-    with pytest.raises(ModelError) as e:
-        EmbeddingModel.load(model, variant="static")
-    assert "cannot read" in e.value.one_line()
-    assert "models export --force" in e.value.one_line()
+    line = _static_load_error(model)
+    assert "cannot read" in line
+    assert "models export --force" in line
 
 
 def test_a_model_exported_before_static_existed_says_how_to_add_it(minilm, tmp_path):
@@ -140,10 +145,9 @@ def test_a_model_exported_before_static_existed_says_how_to_add_it(minilm, tmp_p
     manifest = read_manifest(model)
     del manifest["variants"]["static"]
     write_manifest(model, manifest)
-    with pytest.raises(ModelError) as e:
-        EmbeddingModel.load(model, variant="static")
-    assert "no static variant" in e.value.one_line()
-    assert "models export --force" in e.value.one_line()
+    line = _static_load_error(model)
+    assert "no static variant" in line
+    assert "models export --force" in line
 
 
 def test_practice_names_static_sentence_similarity_as_its_own_measure():
