@@ -32,7 +32,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from index_builder.wikitext import strip_paren_tail
 from scim_edge import bridge, comparison
 from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
@@ -395,7 +394,7 @@ def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:
     question already names it ("how long" → "36 years", "how many moons" → "79"); a full
     name in the lead of the article it names is said as the article's title ("Neil Alden
     Armstrong" → "Neil Armstrong")."""
-    text = common_name(span.text, title) if span.kind == "entity" else span.text
+    text = rf.common_name(span.text, title) if span.kind == "entity" else span.text
     if span.kind == "number" and span.unit and kind == "number":
         q_stems = tu.stem_set(question)
         asks_count = re.search(r"\bhow many\b", question, re.I)
@@ -411,17 +410,6 @@ def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:
             if words[0].lower().rstrip(".") in COURTESY_TITLES:
                 text = " ".join(words[1:])
     return text
-
-
-def common_name(name: str, title: str) -> str:
-    """`title` (its disambiguation aside dropped) when it is `name` with middle words left
-    out: Wikipedia opens an article with the full name and titles it by the common one."""
-    short = strip_paren_tail(title).split()
-    words = name.split()
-    if len(short) < 2 or len(words) <= len(short) or (words[0], words[-1]) != (short[0], short[-1]):
-        return name
-    rest = iter(words)
-    return " ".join(short) if all(w in rest for w in short) else name
 
 
 class ExtractiveGenerator:

@@ -189,7 +189,7 @@ class Reader:
         q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
         cands = rf.candidates(q, passages, self.types, self.similarity, self.names)
         banned = {rf.normalise(x) for x in exclude}
-        cands = [c for c in cands if rf.normalise(c.text) not in banned]
+        cands = [c for c in cands if rf.normalise(_stated(c)) not in banned]
         if not cands:
             return Reading(None)
         X = np.stack([c.features for c in cands])
@@ -200,7 +200,7 @@ class Reader:
         mass: dict[str, float] = {}
         best: dict[str, tuple[float, rf.Candidate]] = {}
         for pi, c in zip(p.tolist(), cands, strict=True):
-            key = rf.normalise(c.text)
+            key = rf.normalise(_stated(c))
             mass[key] = mass.get(key, 0.0) + pi
             if key not in best or pi > best[key][0]:
                 best[key] = (pi, c)
@@ -212,6 +212,13 @@ class Reader:
         pick = best[top][1]
         score = float(s[next(i for i, c in enumerate(cands) if c is pick)])
         return Reading(pick, mass[top], mass[top] - runner, len(order), ranked, score)
+
+
+def _stated(c: rf.Candidate) -> str:
+    """The candidate as the answer will state it: a full name in the lead of the article
+    it names is that article's title ("Neil Alden Armstrong" in "Neil Armstrong"), so it
+    and a later "Neil Armstrong" are one answer, not two that split its mass."""
+    return rf.common_name(c.text, c.passage.title) if c.span.kind == "entity" else c.text
 
 
 def _merge_surnames(mass: dict[str, float], best: dict[str, tuple[float, rf.Candidate]]) -> None:

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from index_builder.wikitext import strip_paren_tail
 from scim_edge import textutil as tu
 from scim_edge.comparison import END_WORDS
 from scim_edge.generation.coreference import resolve_opening_pronoun
@@ -736,6 +737,17 @@ def surname(span: Span) -> str:
         return ""
     parts = span.text.split()
     return parts[-1].lower() if parts else ""
+
+
+def common_name(name: str, title: str) -> str:
+    """`title` (its disambiguation aside dropped) when it is `name` with middle words left
+    out: Wikipedia opens an article with the full name and titles it by the common one."""
+    short = strip_paren_tail(title).split()
+    words = name.split()
+    if len(short) < 2 or len(words) <= len(short) or (words[0], words[-1]) != (short[0], short[-1]):
+        return name
+    rest = iter(words)
+    return " ".join(short) if all(w in rest for w in short) else name
 
 
 def place_like(span: Span) -> bool:
