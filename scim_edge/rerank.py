@@ -2,7 +2,11 @@
 
 A reranker reorders the retriever's candidates (the top `candidates` = 50 hits) by
 how well each one fits the user's *original* question, then keeps the top k. Rewritten
-queries only fetch candidates; they never decide the order (contract 2).
+queries only fetch candidates; they never decide the order (contract 2). A reranker
+changes the order only: each passage keeps the score its retriever gave it (BM25's, for
+every retriever but `vector`), which is what the reader's passage-score feature and the
+Critic's retrieval-score features were fitted on; a cosine or a lexical overlap in its
+place reads to them as a search that matched almost nothing.
 
 - `hybrid`: the SCIM hybrid lexical score from `scim_edge.ranking`
   (0.7 content-word overlap + 0.3 title similarity).
@@ -13,7 +17,6 @@ queries only fetch candidates; they never decide the order (contract 2).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -78,9 +81,9 @@ class EmbeddingReranker:
 
     def rerank(self, question: str, passages: Sequence[Passage], k: int) -> list[Passage]:
         sims = self.scores(question, passages)
-        # Stable: ties keep the retriever's order.
+        # Stable: ties keep the retriever's order; each passage keeps its retriever's score.
         order = sorted(range(len(passages)), key=lambda i: -float(sims[i]))
-        return [dataclasses.replace(passages[i], score=float(sims[i])) for i in order[:k]]
+        return [passages[i] for i in order[:k]]
 
 
 class HybridReranker:
@@ -93,7 +96,7 @@ class HybridReranker:
 
         scored = [(hybrid_score(p, question), i, p) for i, p in enumerate(passages)]
         scored.sort(key=lambda t: (-t[0], t[1]))  # ties keep the retriever's order
-        return [dataclasses.replace(p, score=s) for s, _, p in scored[:k]]
+        return [p for _, _, p in scored[:k]]
 
 
 def make_reranker(settings: Settings, engine: Any | None = None) -> Reranker | None:

@@ -17,12 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scim_edge.embeddings import MATRIX, META, passage_text
+from scim_edge.embeddings import MATRIX, META, load_embedding_model, passage_text
 from scim_edge.engine import Engine, Slots
 from scim_edge.generation.extractive import ExtractiveGenerator
 from scim_edge.loops.scim import SCIM_FAMILY, ScimFamilyLoop
 from scim_edge.loops.simrag import SimRagLoop
 from scim_edge.passage_search import PassageSearch, make_passage_search
+from scim_edge.rerank import EmbeddingReranker
 from scim_edge.retrieval import BM25Retriever
 from scim_edge.settings import Settings
 from scim_edge.vector_index import HybridRetriever, VectorRetriever, iter_index_passages
@@ -156,8 +157,9 @@ def test_reranker_slot_changes_what_a_scim_family_loop_retrieves(bm25_vec, minil
     assert emb_answer.bindings["reranker"] == "embedding:all-MiniLM-L6-v2"
     assert plain != emb
     # the embedding reranker orders by cosine with the ORIGINAL question
-    scores = [p.score for p in emb_answer.passages[: len(emb)]]
-    assert scores == sorted(scores, reverse=True)
+    model, _ = load_embedding_model(Settings(embedding_model=str(minilm)))
+    cosines = EmbeddingReranker(model).scores(q, emb_answer.passages[: len(emb)]).tolist()
+    assert cosines == sorted(cosines, reverse=True)
 
 
 def test_reranker_sees_only_the_original_question_in_later_rounds(bm25_vec):
