@@ -17,13 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from scim_edge.embeddings import MATRIX, META, load_embedding_model, passage_text
+from scim_edge.embeddings import MATRIX, META, passage_text
 from scim_edge.engine import Engine, Slots
 from scim_edge.generation.extractive import ExtractiveGenerator
 from scim_edge.loops.scim import SCIM_FAMILY, ScimFamilyLoop
 from scim_edge.loops.simrag import SimRagLoop
 from scim_edge.passage_search import PassageSearch, make_passage_search
-from scim_edge.rerank import EmbeddingReranker
 from scim_edge.retrieval import BM25Retriever
 from scim_edge.settings import Settings
 from scim_edge.vector_index import HybridRetriever, VectorRetriever, iter_index_passages
@@ -150,16 +149,27 @@ def test_vector_hits_come_from_the_stored_rows_only(bm25_vec, vec_sample):
 def test_reranker_slot_changes_what_a_scim_family_loop_retrieves(bm25_vec, minilm):
     q = "Who wrote Animal Farm?"
     plain, plain_answer = first_round("standard", bm25_vec, q, retriever="bm25")
-    emb, emb_answer = first_round(
-        "standard", bm25_vec, q, retriever="bm25", reranker="embedding", embedding_model=str(minilm)
-    )
+    engine = engine_for(bm25_vec, loop="standard", retriever="bm25", reranker="embedding",
+                        embedding_model=str(minilm))  # fmt: skip
+    loop = ScimFamilyLoop("standard", engine.settings, engine)
+    reranker = loop.search.reranker
+    cosine: dict[str, float] = {}  # what the bound reranker measured, passage by passage
+    measure = reranker.scores
+
+    def recorded(question, passages):
+        sims = measure(question, passages)
+        cosine.update({p.doc_id: float(x) for p, x in zip(passages, sims, strict=True)})
+        return sims
+
+    reranker.scores = recorded
+    emb_answer = [e for e in loop.run(q)][-1].answer
+    emb = emb_answer.iterations[0].new_doc_ids
     assert plain_answer.bindings["reranker"] == "hybrid lexical"  # SCIM's own scorer
     assert emb_answer.bindings["reranker"] == "embedding:all-MiniLM-L6-v2"
     assert plain != emb
-    # the embedding reranker orders by cosine with the ORIGINAL question
-    model, _ = load_embedding_model(Settings(embedding_model=str(minilm)))
-    cosines = EmbeddingReranker(model).scores(q, emb_answer.passages[: len(emb)]).tolist()
-    assert cosines == sorted(cosines, reverse=True)
+    # the embedding reranker orders by its cosine with the ORIGINAL question
+    order = [cosine[d] for d in emb]
+    assert order == sorted(order, reverse=True)
 
 
 def test_reranker_sees_only_the_original_question_in_later_rounds(bm25_vec):
