@@ -92,11 +92,9 @@ class HybridReranker:
     name = "hybrid"
 
     def rerank(self, question: str, passages: Sequence[Passage], k: int) -> list[Passage]:
-        from scim_edge.ranking import hybrid_score
+        from scim_edge.ranking import rank_hybrid
 
-        scored = [(hybrid_score(p, question), i, p) for i, p in enumerate(passages)]
-        scored.sort(key=lambda t: (-t[0], t[1]))  # ties keep the retriever's order
-        return [p for _, _, p in scored[:k]]
+        return rank_hybrid(passages, question, k)  # stable: ties keep the retriever's order
 
 
 def make_reranker(settings: Settings, engine: Any | None = None) -> Reranker | None:

@@ -189,7 +189,9 @@ class Reader:
         q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
         cands = rf.candidates(q, passages, self.types, self.similarity, self.names)
         banned = {rf.normalise(x) for x in exclude}
-        cands = [c for c in cands if rf.normalise(_stated(c)) not in banned]
+        keyed = [(rf.normalise(_stated(c)), c) for c in cands]  # one answer per stated text
+        keyed = [(key, c) for key, c in keyed if key not in banned]
+        cands = [c for _, c in keyed]
         if not cands:
             return Reading(None)
         X = np.stack([c.features for c in cands])
@@ -199,8 +201,7 @@ class Reader:
         # The same text found in several sentences is one answer: pool its mass.
         mass: dict[str, float] = {}
         best: dict[str, tuple[float, rf.Candidate]] = {}
-        for pi, c in zip(p.tolist(), cands, strict=True):
-            key = rf.normalise(_stated(c))
+        for pi, (key, c) in zip(p.tolist(), keyed, strict=True):
             mass[key] = mass.get(key, 0.0) + pi
             if key not in best or pi > best[key][0]:
                 best[key] = (pi, c)
