@@ -27,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
+from bench_output import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "build_ab.json"
@@ -90,8 +91,8 @@ def main() -> int:
         "throughput_vs_checkpoints": {k: round(v["xml_mb_per_s"] / ref, 3) for k, v in med.items()},
         "runs": runs,
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n")
+    if rc := write_json(a.out, result):
+        return rc
     print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=2))
     return 0
 

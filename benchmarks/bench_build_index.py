@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import psutil
+from bench_output import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SCIM_EDGE_SHARED", ROOT.parent / "shared"))
@@ -240,8 +241,8 @@ def main() -> int:
         result["multistream_speedup_vs_wikiextractor_wall"] = round(
             medians["build_index_multistream"]["xml_mb_per_s"] / wx["xml_mb_per_s"], 2
         )
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n")
+    if rc := write_json(a.out, result):
+        return rc
     summary = {k: v for k, v in result.items() if k not in ("runs", "dumps")}
     print(json.dumps(summary, indent=2))
     return 0

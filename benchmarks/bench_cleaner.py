@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import bz2
-import json
 import os
 import platform
 import statistics
@@ -30,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench_output import write_json  # noqa: E402
 
 from index_builder.wikitext import clean_article, is_disambiguation  # noqa: E402
 
@@ -147,8 +148,8 @@ def main() -> int:
             "platform": platform.platform(),
         },
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if rc := write_json(OUT, report):
+        return rc
     for name, r in results.items():
         print(
             f"{name:34s} {r['mb_per_s_cpu']:7.2f} MB/s (cpu)  {r['mb_per_s_wall']:7.2f} MB/s (wall)"

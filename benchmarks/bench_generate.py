@@ -36,6 +36,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "generate.json"
 INPUT_TOKENS = 1024
@@ -390,8 +392,8 @@ def main() -> None:
         "beam3_a_within_1.6x_of_greedy_a": result["ratio_beam3_over_greedy_a"] <= 1.6,
         "peak_rss_under_1gb": result["peak_rss_mb"] < 1024,
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if rc := write_json(OUT, result):
+        return rc
     print(
         json.dumps(
             {k: v for k, v in result.items() if k not in ("runs_s", "exporter", "raw")}, indent=2

@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -80,8 +82,8 @@ def main(argv: list[str] | None = None) -> int:
             "round1": manifest.get("heldout_round1"),
         },  # fmt: skip
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if rc := write_json(args.out, result, indent=1):
+        return rc
     print(json.dumps(result, indent=1))
     return 0
 

@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 OUT = ROOT / "benchmarks" / "results" / "quality.json"
@@ -86,8 +88,8 @@ def main() -> int:
         "cpu_count": os.cpu_count(),
         "load_average_1m": os.getloadavg()[0],  # the machine is shared: read medians with it
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if rc := write_json(OUT, result):
+        return rc
     print(json.dumps({k: result[k] for k in ("median_ms", "p90_ms", "evidence_build_ms",
                                               "meets_target")}))  # fmt: skip
     tmp.cleanup()

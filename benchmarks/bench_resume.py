@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
+from bench_output import write_json
 
 from index_builder import checkpoint as CK
 
@@ -115,8 +116,8 @@ def main() -> int:
             "load_avg_after": [round(x, 2) for x in os.getloadavg()],
         },
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n")
+    if rc := write_json(a.out, result):
+        return rc
     print(json.dumps(result, indent=2))
     return 0 if result["same_counts"] else 1
 

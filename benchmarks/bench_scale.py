@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_build_index import MAKE_BIG_DUMP, SHARED, SOURCE, dir_bytes
+from bench_output import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "scale.json"
@@ -259,8 +260,8 @@ def main() -> int:
             "load_avg_after": [round(x, 2) for x in os.getloadavg()],
         },
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n")
+    if rc := write_json(a.out, result):
+        return rc
     print(json.dumps({k: v for k, v in result.items() if k != "rows"}, indent=2))
     return 0
 

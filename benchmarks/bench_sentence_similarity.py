@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -67,7 +69,6 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=out)
     a = ap.parse_args(argv)
 
-    from scim_edge import atomic
     from scim_edge.errors import UserError
     from scim_edge.evaluation.qa_io import load_qa
     from scim_edge.generation.reader import Reader
@@ -110,8 +111,8 @@ def main(argv: list[str] | None = None) -> int:
         "note": "the reader's own weights for the index: with the shipped ones (fitted without "
         "vectors) the similarity has no weight and no pick changes",
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    atomic.write_text(a.out, json.dumps(result, indent=2) + "\n")
+    if rc := write_json(a.out, result):
+        return rc
     print(json.dumps(result, indent=2))
     return 0
 

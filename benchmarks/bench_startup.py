@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 OUT = ROOT / "benchmarks" / "results" / "startup.json"
@@ -156,8 +158,8 @@ def main() -> int:
         "cpu_count": os.cpu_count(),
         "load_average_1m": os.getloadavg()[0],
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if rc := write_json(OUT, result):
+        return rc
     print(json.dumps({k: v for k, v in result.items() if not isinstance(v, list)}, indent=2))
     shutil.rmtree(tmp.name, ignore_errors=True)
     return 0

@@ -34,6 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_output import fail, write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -83,7 +85,7 @@ def main() -> int:
     args = ap.parse_args()
     out = Path(args.out)
     if out.is_dir():
-        return _fail(f"--out is a directory: {out}")
+        return fail(f"--out is a directory: {out}")
 
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
@@ -125,20 +127,11 @@ def main() -> int:
         "target_passages_per_s": 400,
         "retrieval": retrieval,
     }
-    from scim_edge import atomic
-
-    try:
-        atomic.write_text(out, json.dumps(result, indent=2) + "\n")
-    except OSError as e:
-        return _fail(f"cannot write {out}: {e.strerror or e}")
+    if rc := write_json(out, result):
+        return rc
     print(f"static {static_wall}/s wall (median), int8 {int8['per_wall_s']}/s; "
           f"{result['static_over_int8_wall']}x")  # fmt: skip
     return 0
-
-
-def _fail(message: str) -> int:
-    print(f"bench_static_vectors: error: {message}", file=sys.stderr)
-    return 2
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_output import write_json  # noqa: E402
+
 from scim_edge.embeddings import passage_text  # noqa: E402
 from scim_edge.types import Passage  # noqa: E402
 from scim_edge.vector_index import (  # noqa: E402
@@ -241,8 +243,8 @@ def main() -> int:
             "recall_at_5_int8": round(statistics.fmean(hit8), 4),
         },
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    if rc := write_json(args.out, result):
+        return rc
     print(json.dumps({k: v for k, v in result.items() if k not in ("current", "previous")}))
     print(
         f"current {cur['passages_per_s_wall_median']}/s wall, "

@@ -23,6 +23,8 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SHARED = Path(os.environ.get("SCIM_EDGE_SHARED", ROOT.parent / "shared"))
@@ -87,8 +89,8 @@ def main() -> int:
         "load_avg_after": [round(x, 2) for x in os.getloadavg()],
         "runs": speeds,
     }
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2) + "\n")
+    if rc := write_json(a.out, result):
+        return rc
     print(json.dumps({k: v for k, v in result.items() if k != "runs"}, indent=2))
     return 0
 

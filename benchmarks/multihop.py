@@ -38,6 +38,8 @@ import time
 from pathlib import Path
 from unittest import mock
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -206,8 +208,8 @@ def main() -> int:
         "loops": loops(questions, engine, settings),
     }
     result["seconds"] = round(time.perf_counter() - t0, 2)
-    a.out.parent.mkdir(parents=True, exist_ok=True)
-    a.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if rc := write_json(a.out, result):
+        return rc
     summary = {
         "round2": {
             v: {m: {k: r[k] for k in ("bridge_in_round2", "bridge_by_round2")}

@@ -18,6 +18,8 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from bench_output import fail, write_text
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -52,7 +54,6 @@ def pooled(dirs: list[Path]) -> dict[str, dict[str, float | int | None]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from scim_edge import atomic
     from scim_edge.cli import OneLineParser
     from scim_edge.commands._args import nonempty
 
@@ -64,21 +65,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         result = {"runs": a.dirs, "systems": pooled(dirs)}
     except ValueError as e:
-        return _fail(str(e))
+        return fail(str(e))
     text = json.dumps(result, indent=1) + "\n"
     if a.out is None:
         sys.stdout.write(text)
         return 0
-    try:
-        atomic.write_text(Path(a.out), text)
-    except OSError as e:
-        return _fail(f"cannot write {a.out}: {e.strerror or e}")
-    return 0
-
-
-def _fail(message: str) -> int:
-    print(f"pooled_trust: error: {message}", file=sys.stderr)
-    return 2
+    return write_text(a.out, text)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 
+from bench_output import fail, write_text
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -36,7 +38,6 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7, help="passage draw (default 7)")
     a = ap.parse_args()
 
-    from scim_edge import atomic
     from scim_edge.errors import UserError
     from scim_edge.lead_types import LeadTypes
     from scim_edge.practice.questions import pairs_from_passages
@@ -51,9 +52,9 @@ def main() -> int:
         pairs = pairs_from_passages(retriever.sample(a.seed), a.n, a.seed, types=types,
                                     names=names)  # fmt: skip
     except UserError as e:
-        return _fail(e.one_line(), e.exit_code)
+        return fail(e.one_line(), e.exit_code)
     if not pairs:
-        return _fail(f"index '{index_dir.name}' gave no questions")
+        return fail(f"index '{index_dir.name}' gave no questions")
     lines = [
         json.dumps(
             {
@@ -69,18 +70,11 @@ def main() -> int:
         for p in pairs
     ]
     out = Path(a.out)
-    try:
-        atomic.write_text(out, "".join(x + "\n" for x in lines))
-    except OSError as e:
-        return _fail(f"cannot write {out}: {e.strerror or e}")
+    if rc := write_text(out, "".join(x + "\n" for x in lines)):
+        return rc
     print(json.dumps({"index": index_dir.name, "questions": len(lines), "seed": a.seed,
                       "out": str(out)}))  # fmt: skip
     return 0
-
-
-def _fail(message: str, code: int = 2) -> int:
-    print(f"practice_qa: error: {message}", file=sys.stderr)
-    return code
 
 
 if __name__ == "__main__":

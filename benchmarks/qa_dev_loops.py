@@ -27,6 +27,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from bench_output import write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
 OUT = ROOT / "benchmarks" / "results" / "qa_dev_loops.json"
@@ -152,8 +154,8 @@ def main() -> int:
             f"  {res['stop_reasons']}"
         )
         print(line, file=sys.stderr)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if rc := write_json(args.out, results):
+        return rc
     if tmp is not None:
         tmp.cleanup()
     return 0

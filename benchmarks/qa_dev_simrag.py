@@ -34,6 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_output import write_json  # noqa: E402
+
 from scim_edge.engine import Engine  # noqa: E402
 from scim_edge.evaluation import metrics  # noqa: E402
 from scim_edge.generation.extractive import ExtractiveGenerator  # noqa: E402
@@ -232,8 +234,8 @@ def main() -> int:
         "runs": results,
         "retrieval_recall": recall,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if rc := write_json(args.out, out):
+        return rc
     for key, r in results.items():
         print(
             f"{key}: EM {r['em_answerable']:.3f}  F1 {r['f1_answerable']:.3f}  "

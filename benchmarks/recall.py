@@ -30,6 +30,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from bench_output import fail, write_json
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -50,18 +52,15 @@ def main() -> int:
     ap.add_argument("--reranker", default="none", help="none | hybrid | embedding")
     a = ap.parse_args()
 
-    from scim_edge import atomic
     from scim_edge.errors import UserError
 
     try:
         result = _measure(a)
     except UserError as e:
-        return _fail(e.one_line(), e.exit_code)
+        return fail(e.one_line(), e.exit_code)
     out = Path(a.out)
-    try:
-        atomic.write_text(out, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-    except OSError as e:
-        return _fail(f"cannot write {out}: {e.strerror or e}")
+    if rc := write_json(out, result):
+        return rc
     print(json.dumps({k: v for k, v in result.items() if k != "misses_at_5"}, indent=2))
     return 0
 
@@ -133,11 +132,6 @@ def _measure(a: argparse.Namespace) -> dict[str, Any]:
         "analyzer": bm25.analyzer_name,
         "misses_at_5": misses,
     }
-
-
-def _fail(message: str, code: int = 2) -> int:
-    print(f"recall: error: {message}", file=sys.stderr)
-    return code
 
 
 if __name__ == "__main__":

@@ -1,0 +1,41 @@
+"""How every benchmark writes what it measured: whole or not at all, and a failure is one line.
+
+A benchmark runs for minutes and its file is what the README's figures cite. A file cut
+short by a full disk or Ctrl+C would read as a finished run with broken JSON, and an earlier
+run's file would be lost with it, so the text goes to a temporary file beside the target and
+is renamed over it (`scim_edge.atomic.write_text`). A folder that cannot be written is one
+line on stderr and exit 2, as in the CLI.
+
+The scripts run as `python benchmarks/NAME.py`, so this folder is first on `sys.path` and
+they import this module by its plain name.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Print `SCRIPT: error: message` on stderr (SCRIPT: the benchmark that runs); return
+    the exit status to end with."""
+    print(f"{Path(sys.argv[0]).stem}: error: {message}", file=sys.stderr)
+    return code
+
+
+def write_text(out: str | Path, text: str) -> int:
+    """Write `text` to `out` atomically; 0, or `fail`'s status when it cannot be written."""
+    from scim_edge import atomic
+
+    try:
+        atomic.write_text(Path(out), text)
+    except OSError as e:
+        return fail(f"cannot write {out}: {e.strerror or e}")
+    return 0
+
+
+def write_json(out: str | Path, result: Any, indent: int = 2) -> int:
+    """`result` as indented JSON (non-ASCII kept as written) with a final newline."""
+    return write_text(out, json.dumps(result, indent=indent, ensure_ascii=False) + "\n")
