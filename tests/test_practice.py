@@ -308,6 +308,21 @@ def test_practice_on_a_too_small_index_is_one_line(tmp_path, capsys):
     assert "practice questions" in errors[0]
 
 
+def test_asking_for_too_few_questions_is_exit_2(sample_index, capsys):
+    assert main(["practice", "--index", str(sample_index), "--questions", "5"]) == 2
+
+
+def test_asking_for_too_few_questions_names_the_request_not_the_index(sample_index, capsys):
+    main(["practice", "--index", str(sample_index), "--questions", "5"])
+    err = capsys.readouterr().err
+    assert "--questions must be at least" in err
+
+
+def test_asking_for_too_few_questions_is_one_line(sample_index, capsys):
+    main(["practice", "--index", str(sample_index), "--questions", "5"])
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
 def test_damaged_reader_weights_name_the_fix(practised, tmp_path, capsys):
     index = tmp_path / "idx"
     shutil.copytree(practised, index)

@@ -31,10 +31,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from index_builder.build import default_workers
     from scim_edge.engine import Engine
-    from scim_edge.practice.runner import PracticeOptions, run_practice
+    from scim_edge.errors import UserError
+    from scim_edge.practice.runner import MIN_PAIRS, PracticeOptions, run_practice
     from scim_edge.settings import load_settings
     from scim_edge.trained_critic import ASKED_MIX_NOTE
 
+    if args.questions < MIN_PAIRS:  # said of the request, not blamed on the index
+        raise UserError(
+            f"--questions must be at least {MIN_PAIRS} (got {args.questions}): fewer "
+            "cannot fit the reader and the Critic"
+        )
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
     engine = Engine.open(settings)
     index_dir = engine.retriever.path
