@@ -117,7 +117,7 @@ def test_practice_knows_the_shipped_readers_names(demo_index, tmp_path, monkeypa
     monkeypatch.setattr(runner, "given_names", spy)
     index = tmp_path / "demo"
     shutil.copytree(demo_index, index)
-    main(["practice", "--index", str(index), "--questions", "30", "--no-critic"])
+    main(["practice", "--index", str(index), "--questions", "50", "--no-critic"])
     shipped = set(load_weights(default_weights_path()).meta[NAMES_KEY])
     assert len(shipped - seen[0]) < len(shipped) // 10
 
