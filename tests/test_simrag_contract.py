@@ -578,8 +578,7 @@ def test_3_heuristic_critic_rejects_an_answer_only_mentioned_by_its_sentence(bm2
     verdicts = [e.verdict for e in events if isinstance(e, Critiqued)]
     assert verdicts and not any(v.accept for v in verdicts)
     first = verdicts[0]
-    assert "designed" in first.reason
-    assert any(i.startswith("no evidence for: designed") for i in first.issues)
+    assert any(i.startswith("no evidence for:") and "designed" in i for i in first.issues)
 
 
 def test_3_heuristic_critic_wants_a_name_for_a_who_question(bm25):
@@ -682,3 +681,12 @@ def test_model_rewriter_without_a_model_is_a_one_line_error(bm25):
     with pytest.raises(ModelError) as e:
         SimRagLoop(engine.settings, engine)
     assert "\n" not in e.value.one_line()
+
+
+def test_the_first_round_holds_the_lead_of_the_article_the_question_names(bm25):
+    """simrag's first round searches as the other loops' first round does: "Animal Farm is
+    … a novella by George Orwell" ranks 43rd of BM25's 50 for "Who wrote Animal Farm?"
+    (passages with "wrote" outrank it), but the question names the article."""
+    events, _ = run_loop(engine_for(bm25), "Who wrote Animal Farm?")
+    first = next(e for e in events if isinstance(e, Retrieved))
+    assert any(p.title == "Animal Farm" and p.doc_id.endswith("-0") for p in first.new_passages)

@@ -177,7 +177,9 @@ async def test_simrag_cards_show_queries_the_critics_reason_and_the_safe_answer_
     app = make_app(settings, cursor_blink=False, export_dir=tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
-        await ask(pilot, qa_dev[2]["question"])  # rejected by the critic on this index
+        # "Who designed the flag of Alaska?": the sample does not say, and the critic
+        # rejects every answer to it
+        await ask(pilot, qa_dev[39]["question"])
         answer = app.exchanges[-1].answer
         assert answer is not None
         rejected = [it for it in answer.iterations if it.decision == "reject"]

@@ -13,11 +13,13 @@ way, and every front end reads one format.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from scim_edge import query_formulation as qf
 from scim_edge import textutil as tu
 from scim_edge.generation.support import support_sentence
 from scim_edge.types import (
@@ -246,6 +248,23 @@ class Run:
             for k in out:
                 out[k] += float(r.timing_ms.get(k, 0.0))
         return {k: round(v, 3) for k, v in out.items()}
+
+
+def retrieve_formulated(
+    search: Any,
+    formulation: qf.Formulation,
+    question: str,
+    k: int,
+    seen: set[str],
+    candidates: int,
+) -> list[Passage]:
+    """Up to k new passages for `formulation` through the shared pipeline: the bound
+    retriever's candidates for each of its queries, the leads of the articles the question
+    names joined, ordered by the formulation's scorer (`query_formulation.retrieve`); a
+    bound reranker then orders them by fit to the question (`PassageSearch.retrieve_ranked`)."""
+    ranked = functools.partial(qf.retrieve, formulation=formulation, exclude_ids=seen,
+                               candidates=candidates, question=question)  # fmt: skip
+    return search.retrieve_ranked(question, k, seen, ranked)
 
 
 def as_read(answer: str, support: Sequence[dict[str, str]]) -> str:

@@ -55,7 +55,6 @@ warning when the final answer's consistency is below `settings.hallucination_war
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import time
@@ -78,6 +77,7 @@ from scim_edge.loops.base import (
     hallucination_warning,
     make_bindings,
     ms_since,
+    retrieve_formulated,
 )
 from scim_edge.quality import Evaluator, RelevanceEvaluator, tier
 from scim_edge.scim_policy import Decision, algorithm1, returned
@@ -195,14 +195,8 @@ class ScimFamilyLoop:
             yield from run.out(StepStarted(t, "retrieve"))
             t0 = time.perf_counter()
             with run.step("retrieve"):
-                ranked = functools.partial(
-                    qf.retrieve,
-                    formulation=formulation,
-                    exclude_ids=run.seen_ids,
-                    candidates=s.candidates,
-                    question=question,
-                )
-                found = search.retrieve_ranked(question, k, run.seen_ids, ranked)
+                found = retrieve_formulated(search, formulation, question, k, run.seen_ids,
+                                            s.candidates)  # fmt: skip
                 added = run.add(found)
             yield from run.out(
                 Retrieved(t, formulation.mode, list(formulation.queries), added, run.doc_ids,

@@ -34,6 +34,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from scim_edge import query_formulation as qf
 from scim_edge.confidence import Confidence, confidence_tier
 from scim_edge.critic import (
     FEEDBACK_CHARS,
@@ -50,7 +51,7 @@ from scim_edge.critic import (
     searchable_reason,
 )
 from scim_edge.errors import ConfigError
-from scim_edge.loops.base import Run, as_read, make_bindings, ms_since
+from scim_edge.loops.base import Run, as_read, make_bindings, ms_since, retrieve_formulated
 from scim_edge.quality import tier as tier_of
 from scim_edge.types import (
     DIMENSIONS,
@@ -213,6 +214,18 @@ class SimRagLoop:
 
     # ---- steps --------------------------------------------------------------------------
 
+    def _first_formulation(self, queries: list[str]) -> qf.Formulation:
+        """The first round searches as the SCIM family's first round does (the question,
+        the leads of the articles it names, the lexical order; `query_formulation.initial`),
+        so that every loop starts from the same passages; a rewriter's queries (contract
+        2) only fetch more candidates, ranked by the question's scorer."""
+        f = qf.initial(self._question)
+        extra = [q for q in queries if q != self._question]
+        if not extra:
+            return f
+        scorers = None if f.query_scorers is None else [*f.query_scorers, *[f.scorer] * len(extra)]
+        return dataclasses.replace(f, queries=[*f.queries, *extra], query_scorers=scorers)
+
     def _retrieve(self, queries: list[str], k: int, seen: set[str]) -> list[Passage]:
         """Up to k new passages per query through the shared pipeline; a bound reranker
         orders candidates by their fit to the ORIGINAL question (contract 2)."""
@@ -309,7 +322,13 @@ class SimRagLoop:
         yield from run.out(StepStarted(t=t, step="retrieve"))
         t0 = time.perf_counter()
         with run.step("retrieve"):
-            new = run.add(self._retrieve(queries, s.k1 if t == 1 else s.k2, run.seen_ids))
+            if t == 1:
+                first = self._first_formulation(queries)
+                found = retrieve_formulated(self.search, first, self._question, s.k1,
+                                            run.seen_ids, s.candidates)  # fmt: skip
+            else:
+                found = self._retrieve(queries, s.k2, run.seen_ids)
+            new = run.add(found)
         yield from run.out(
             Retrieved(t=t, mode=mode, queries=list(queries), new_passages=new,
                       doc_ids=run.doc_ids, ms=ms_since(t0))
