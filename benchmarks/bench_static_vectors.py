@@ -12,8 +12,8 @@ and then measures retrieval on our hand-written vital-en question sets, which on
   minute); and per CPU second, which does not depend on the neighbours;
 - recall@5 and @20 of the gold article, for BM25 alone, hybrid with int8 vectors and hybrid
   with static vectors, on two paths (`benchmarks/recall.py`): `search` (the bound
-  retriever's top k, what simrag searches) and `loops` (the first retrieval of standard,
-  SCIM, Fixed-N and ITER-RETGEN).
+  retriever's top k, what simrag's later rounds search) and `loops` (every loop's first
+  retrieval).
 
 Target (issue 11): vectors at >= 400 passages/s on 2 cores, reported as the static writer's
 median and its ratio to int8 in the same run.

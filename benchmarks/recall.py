@@ -5,11 +5,11 @@
     python benchmarks/recall.py --index DIR --retriever hybrid [--reranker embedding]
                                                 # vectors: an index with --embeddings
     python benchmarks/recall.py --index DIR --path loops
-                                                # the SCIM family's first retrieval
+                                                # every loop's first retrieval
 
-`--path search` (the default) is the search simrag runs: the bound retriever's top k, reordered
-by the reranker when one is bound. `--path loops` is the first retrieval of standard, scim,
-fixed-N and iter-retgen (`query_formulation.retrieve`): BM25 candidates re-ranked by the
+`--path search` (the default) is the plain search, what simrag's later rounds run: the bound
+retriever's top k, reordered by the reranker when one is bound. `--path loops` is every
+loop's first retrieval (`query_formulation.retrieve`): BM25 candidates re-ranked by the
 hybrid lexical score, with the leads of the articles the question names joined.
 
 For every answerable question of ../shared/data/qa-dev.jsonl (non-empty `answers`), it
