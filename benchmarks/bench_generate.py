@@ -288,7 +288,7 @@ def med(xs: list[float]) -> float:
     return round(statistics.median(xs), 4)
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, help="keep/reuse the exported model here")
     ap.add_argument("--runs", type=int, default=5)
@@ -306,10 +306,10 @@ def main() -> None:
     conv = [int(a) if a.isdigit() else a for a in args.rest]
     if args.serve:
         {"ours": serve_ours, "pytorch": serve_pytorch}[args.serve](*conv)
-        return
+        return 0
     if args.child:
         print(json.dumps({"rss": child_rss}[args.child](*conv)))
-        return
+        return 0
 
     tmp = None
     if args.work is None:
@@ -401,7 +401,8 @@ def main() -> None:
     )
     if tmp is not None:
         tmp.cleanup()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

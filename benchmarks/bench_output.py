@@ -7,7 +7,9 @@ is renamed over it (`scim_edge.atomic.write_text`). A folder that cannot be writ
 line on stderr and exit 2, as in the CLI.
 
 The scripts run as `python benchmarks/NAME.py`, so this folder is first on `sys.path` and
-they import this module by its plain name.
+they import this module by its plain name. It puts the project root on `sys.path` and
+imports the atomic writer at once, so a script that cannot reach it fails before it
+measures, not after.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from scim_edge.atomic import write_text as _write_atomically
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -27,10 +32,8 @@ def fail(message: str, code: int = 2) -> int:
 
 def write_text(out: str | Path, text: str) -> int:
     """Write `text` to `out` atomically; 0, or `fail`'s status when it cannot be written."""
-    from scim_edge import atomic
-
     try:
-        atomic.write_text(Path(out), text)
+        _write_atomically(Path(out), text)
     except OSError as e:
         return fail(f"cannot write {out}: {e.strerror or e}")
     return 0

@@ -39,14 +39,28 @@ def test_an_unwritable_output_says_it_cannot_be_written(tmp_path, capsys):
     assert "cannot write" in capsys.readouterr().err
 
 
-def test_a_failed_write_keeps_the_earlier_result(tmp_path):
+def _fail_mid_write(monkeypatch):
+    """The disk fails after the text went out and before it is safe (a full disk, a
+    pulled drive)."""
+    import scim_edge.atomic
+
+    def broken_fsync(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(scim_edge.atomic.os, "fsync", broken_fsync)
+
+
+def test_a_write_that_fails_midway_keeps_the_earlier_result(tmp_path, monkeypatch):
     out = tmp_path / "x.json"
     out.write_text('{"kept": true}\n', encoding="utf-8")
-    try:
-        bench_output.write_json(out, {"not json": object()})
-    except TypeError:
-        pass
+    _fail_mid_write(monkeypatch)
+    bench_output.write_json(out, {"median_ms": 1.5})
     assert out.read_text(encoding="utf-8") == '{"kept": true}\n'
+
+
+def test_a_write_that_fails_midway_returns_2(tmp_path, monkeypatch):
+    _fail_mid_write(monkeypatch)
+    assert bench_output.write_json(tmp_path / "x.json", {"median_ms": 1.5}) == 2
 
 
 def test_every_benchmark_writes_its_result_through_it():

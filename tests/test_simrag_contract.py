@@ -690,3 +690,18 @@ def test_the_first_round_holds_the_lead_of_the_article_the_question_names(bm25):
     events, _ = run_loop(engine_for(bm25), "Who wrote Animal Farm?")
     first = next(e for e in events if isinstance(e, Retrieved))
     assert any(p.title == "Animal Farm" and p.doc_id.endswith("-0") for p in first.new_passages)
+
+
+def test_the_first_round_takes_k1_passages_for_the_question_and_for_each_rewrite(bm25):
+    """A rewrite fetches its own share, as each follow-up query of a later round does."""
+    events, _ = run_loop(engine_for(bm25, rewriter="keyword"), "Who wrote Animal Farm?")
+    first = next(e for e in events if isinstance(e, Retrieved))
+    assert len(first.new_passages) == 2 * engine_for(bm25).settings.k1
+
+
+def test_the_first_rounds_record_names_every_query_it_searched(bm25):
+    """Contract 5: a comparison is searched with each option's query as well."""
+    q = "Which book was published first, Brave New World or Animal Farm?"
+    events, _ = run_loop(engine_for(bm25), q)
+    first = next(e for e in events if isinstance(e, Retrieved))
+    assert len(first.queries) == 3  # each option's query, then the question

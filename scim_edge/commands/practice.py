@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--index", type=nonempty, metavar="NAME|DIR", help="index name or directory")
     p.add_argument("--questions", type=positive_int, default=6000, metavar="N",
-                   help="practice questions to make (default 6000)")  # fmt: skip
+                   help="practice questions to make (default 6000, at least 50)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
     p.add_argument("--workers", type=positive_int, default=None, metavar="N",
                    help="processes for the two long passes (default: every core)")  # fmt: skip
@@ -38,8 +38,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.questions < MIN_PAIRS:  # said of the request, not blamed on the index
         raise UserError(
-            f"--questions must be at least {MIN_PAIRS} (got {args.questions}): fewer "
-            "cannot fit the reader and the Critic"
+            f"--questions must be at least {MIN_PAIRS} (got {args.questions}): fewer are "
+            "too few to fit weights on"
         )
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
     engine = Engine.open(settings)

@@ -148,6 +148,14 @@ def binding_name(obj: Any, default: str = "none") -> str:
     return str(getattr(obj, "name", None) or type(obj).__name__)
 
 
+@dataclass(frozen=True)
+class _First:
+    """How the first round searches, and how many passages it takes."""
+
+    formulation: qf.Formulation
+    k: int
+
+
 @dataclass
 class _Round:
     """One round's answer after critique (and any regeneration) and scoring."""
@@ -216,9 +224,11 @@ class SimRagLoop:
 
     def _first_formulation(self, queries: list[str]) -> qf.Formulation:
         """The first round searches as the SCIM family's first round does (the question,
-        the leads of the articles it names, the lexical order; `query_formulation.initial`),
-        so that every loop starts from the same passages; a rewriter's queries (contract
-        2) only fetch more candidates, ranked by the question's scorer."""
+        or for a comparison each option's query and the question; the leads of the
+        articles it names; the lexical order: `query_formulation.initial`), so that every
+        loop starts from the same passages. A rewriter's queries (contract 2) only fetch
+        candidates, ordered by the question's scorer: pooled with the question's, or for a
+        comparison as lists of their own taken in turn with the options'."""
         f = qf.initial(self._question)
         extra = [q for q in queries if q != self._question]
         if not extra:
@@ -315,17 +325,17 @@ class SimRagLoop:
         return queries
 
     def _retrieve_step(
-        self, run: Run, t: int, mode: str, queries: list[str]
+        self, run: Run, t: int, mode: str, queries: list[str], first: _First | None = None
     ) -> Generator[Event, None, list[Passage]]:
-        """Retrieve this round's passages; returns those not seen before."""
+        """Retrieve this round's passages (the first round's by `first`, whose queries are
+        `queries`); returns those not seen before."""
         s = self.settings
         yield from run.out(StepStarted(t=t, step="retrieve"))
         t0 = time.perf_counter()
         with run.step("retrieve"):
-            if t == 1:
-                first = self._first_formulation(queries)
-                found = retrieve_formulated(self.search, first, self._question, s.k1,
-                                            run.seen_ids, s.candidates)  # fmt: skip
+            if first is not None:
+                found = retrieve_formulated(self.search, first.formulation, self._question,
+                                            first.k, run.seen_ids, s.candidates)  # fmt: skip
             else:
                 found = self._retrieve(queries, s.k2, run.seen_ids)
             new = run.add(found)
@@ -392,7 +402,11 @@ class SimRagLoop:
         s = self.settings
         run = self._start(question)
         yield from run.out(Bindings(bindings=dict(self.bindings)))
-        queries = self._initial_queries(question)
+        asked = self._initial_queries(question)
+        # k1 for the question and k1 for each rewrite, as each later round takes k2 for
+        # each follow-up query; the round's record shows every query the search ran
+        first = _First(self._first_formulation(asked), s.k1 * len(asked))
+        queries = list(first.formulation.queries)
         last: _Round | None = None
         rejected: list[str] = []  # answers the critic rejected: never offered again (§3.4)
 
@@ -400,7 +414,7 @@ class SimRagLoop:
             mode = f"critic-{t}"
             run.begin_iteration()
             yield from run.out(IterationStarted(t=t, mode=mode, queries=list(queries)))
-            new = yield from self._retrieve_step(run, t, mode, queries)
+            new = yield from self._retrieve_step(run, t, mode, queries, first if t == 1 else None)
             if not new:
                 # Nothing new to read: the same question over the same passages cannot
                 # earn a different verdict, so the round ends here (contract 8).
