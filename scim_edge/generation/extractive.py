@@ -394,7 +394,7 @@ def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:
     question already names it ("how long" → "36 years", "how many moons" → "79"); a full
     name in the lead of the article it names is said as the article's title ("Neil Alden
     Armstrong" → "Neil Armstrong")."""
-    text = rf.common_name(span.text, title) if span.kind == "entity" else span.text
+    text = rf.stated(span, title)
     if span.kind == "number" and span.unit and kind == "number":
         q_stems = tu.stem_set(question)
         asks_count = re.search(r"\bhow many\b", question, re.I)

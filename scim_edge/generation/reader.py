@@ -189,7 +189,9 @@ class Reader:
         q = question if isinstance(question, rf.QuestionInfo) else rf.analyse(question)
         cands = rf.candidates(q, passages, self.types, self.similarity, self.names)
         banned = {rf.normalise(x) for x in exclude}
-        keyed = [(rf.normalise(_stated(c)), c) for c in cands]  # one answer per stated text
+        # one answer per stated text: "Neil Alden Armstrong" in the lead of "Neil Armstrong"
+        # and a later "Neil Armstrong" are one answer, not two that split its mass
+        keyed = [(rf.normalise(rf.stated(c.span, c.passage.title)), c) for c in cands]
         keyed = [(key, c) for key, c in keyed if key not in banned]
         cands = [c for _, c in keyed]
         if not cands:
@@ -213,13 +215,6 @@ class Reader:
         pick = best[top][1]
         score = float(s[next(i for i, c in enumerate(cands) if c is pick)])
         return Reading(pick, mass[top], mass[top] - runner, len(order), ranked, score)
-
-
-def _stated(c: rf.Candidate) -> str:
-    """The candidate as the answer will state it: a full name in the lead of the article
-    it names is that article's title ("Neil Alden Armstrong" in "Neil Armstrong"), so it
-    and a later "Neil Armstrong" are one answer, not two that split its mass."""
-    return rf.common_name(c.text, c.passage.title) if c.span.kind == "entity" else c.text
 
 
 def _merge_surnames(mass: dict[str, float], best: dict[str, tuple[float, rf.Candidate]]) -> None:

@@ -750,6 +750,12 @@ def common_name(name: str, title: str) -> str:
     return " ".join(short) if all(w in rest for w in short) else name
 
 
+def stated(span: Span, title: str) -> str:
+    """The span as the answer states it, read in the article titled `title`: a name is
+    said as that article's common name when it is the full one (`common_name`)."""
+    return common_name(span.text, title) if span.kind == "entity" else span.text
+
+
 def place_like(span: Span) -> bool:
     if span.kind != "entity" or not _LATIN.search(span.text) or is_demonym(span.text):
         return False
