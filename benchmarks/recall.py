@@ -67,19 +67,29 @@ def main() -> int:
 
 def _measure(a: argparse.Namespace) -> dict[str, Any]:
     from index_builder.build import build_index
-    from scim_edge import query_formulation as qf
-    from scim_edge.engine import Engine
     from scim_edge.evaluation.qa_io import load_qa
-    from scim_edge.passage_search import make_passage_search
-    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
-    from scim_edge.settings import Settings
+    from scim_edge.retrieval import resolve_index_dir
 
     questions = load_qa(a.qa)
-    if a.index is None:
-        index = Path(tempfile.mkdtemp(prefix="recall-")) / "enwiki-sample"
+    if a.index is not None:
+        return _measure_on(a, questions, resolve_index_dir(a.index), str(a.index))
+    with tempfile.TemporaryDirectory(prefix="recall-") as tmp:
+        index = Path(tmp) / "enwiki-sample"
         build_index(DATA / "enwiki-sample.xml.bz2", index)
-    else:
-        index = resolve_index_dir(a.index)
+        return _measure_on(a, questions, index, "enwiki-sample (built from its dump)")
+
+
+def _measure_on(
+    a: argparse.Namespace, questions: list[Any], index: Path, name: str
+) -> dict[str, Any]:
+    """Recall of `questions` on the index at `index`; `name` is how the result records it
+    (never a temporary folder's path)."""
+    from scim_edge import query_formulation as qf
+    from scim_edge.engine import Engine
+    from scim_edge.passage_search import make_passage_search
+    from scim_edge.retrieval import BM25Retriever
+    from scim_edge.settings import Settings
+
     bm25 = BM25Retriever.open(index)
     settings = Settings(retriever=a.retriever, reranker=a.reranker, model="extractive")
     engine = Engine(settings, bm25, generator=None, index_name=index.name)  # type: ignore[arg-type]
@@ -112,7 +122,8 @@ def _measure(a: argparse.Namespace) -> dict[str, Any]:
     n = max(1, len(answerable))
     return {
         "benchmark": "recall",
-        "index": str(a.index or index),
+        "index": name,
+        "qa": Path(a.qa).name,
         "bindings": search.bindings(),
         "path": a.path,
         "questions": len(questions),
