@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -293,8 +294,18 @@ def test_resume_skips_done_pairs(qa_file: Path, tmp_path: Path) -> None:
 def test_resume_refuses_other_settings(qa_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     _evaluate(FakeEngine(), qa_file, out, ["standard"])
-    with pytest.raises(UserError, match="settings differs"):
+    with pytest.raises(UserError, match=r"its setting theta was .* and is 0\.8 now"):
         _evaluate(FakeEngine(Settings(theta=0.8)), qa_file, out, ["standard"], resume=True)
+
+
+def test_resume_takes_the_index_by_name_or_folder() -> None:
+    """The index named as typed ("sample") or by its folder is one index: the fingerprint
+    records the folder, never the spelling."""
+    by_name = harness.fingerprint(Settings(index="sample"), "/h/indexes/sample", "g", b"q")
+    by_dir = harness.fingerprint(
+        Settings(index="/h/indexes/sample"), "/h/indexes/sample", "g", b"q"
+    )
+    assert by_name == by_dir
 
 
 def test_loop_error_is_recorded_and_retried_on_resume(qa_file: Path, tmp_path: Path) -> None:
@@ -393,9 +404,12 @@ def test_cli_with_scripted_engine_and_interrupt(
     args = ["eval", str(qa_file), "--systems", "standard,scim", "--out", str(out), "--no-plots"]
     assert main(args) == 130
     err = capsys.readouterr().err
-    assert "--resume" in err and "[standard]" in err
+    assert "[standard]" in err
+    printed = shlex.split(err.split("continue with: ", 1)[1].splitlines()[0])
+    assert printed[:2] == ["scim-edge", "eval"]
+    assert printed[printed.index("--systems") + 1] == "standard,scim"  # not every system
     eng.interrupt_after = None
-    assert main([*args, "--resume", "--json"]) == 0
+    assert main([*printed[1:], "--json"]) == 0  # the printed command itself resumes
     data = json.loads(capsys.readouterr().out)
     assert data["systems"]["scim"]["n"] == 5 and data["meta"]["resumed_records"] == 3
     # 10 timed answers; warm-up: 5 + 2 (standard, in each session) and 5 (scim)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         sys.stderr.write(
             f"finished questions are kept in {out / harness.PER_QUESTION}; "
-            f"continue with: scim-edge eval {qa_path} --out {out} --resume\n"
+            f"continue with: {resume_command(args, out)}\n"
         )
         raise
     if args.json:
@@ -133,3 +134,25 @@ def run(args: argparse.Namespace) -> int:
     lines += ["", f"report: {out / 'report.md'}", f"results: {out / 'results.json'}"]
     print("\n".join(lines))
     return 0
+
+
+def resume_command(args: argparse.Namespace, out: Path) -> str:
+    """The command that continues an interrupted run: the same QA file and every option
+    that decides what is run (index, model, profile, systems, sweeps, limit, seed,
+    warm-up, plots), so resuming neither refuses nor quietly runs other systems."""
+    words = ["scim-edge", "eval", str(args.qa_file)]
+    for flag, value in (("--index", args.index), ("--model", args.model),
+                        ("--profile", args.profile), ("--systems", args.systems),
+                        ("--limit", args.limit)):  # fmt: skip
+        if value is not None:
+            words += [flag, str(value)]
+    for sweep in args.sweep:
+        words += ["--sweep", sweep]
+    if args.seed:
+        words += ["--seed", str(args.seed)]
+    if args.warmup != "full":
+        words += ["--warmup", args.warmup]
+    if args.no_plots:
+        words.append("--no-plots")
+    words += ["--out", str(out), "--resume"]
+    return shlex.join(words)

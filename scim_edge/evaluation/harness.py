@@ -453,6 +453,7 @@ def fingerprint(settings: Settings, index: str, generator: str, qa_bytes: bytes)
     """What must not change between an interrupted run and its resumption."""
     s = settings.to_dict()
     s.pop("loop", None)
+    s.pop("index", None)  # as typed ("sample" or its folder): `index` says which it is
     return {
         "settings": s,
         "index": index,
@@ -486,14 +487,24 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
         if old is not None:
             for key in ("qa_sha256", "index", "generator", "settings"):
                 if old.get(key) != fp[key]:
-                    what = {"qa_sha256": "the QA file"}.get(key, f"the {key}")
                     raise UserError(
-                        f"cannot resume {out}: {what} differs from the interrupted run's"
+                        f"cannot resume {out}: {_what_differs(key, old.get(key), fp[key])}"
                     )
     records = read_records(pq) if resume else []
     _repair_tail(pq)
     write_text(run_file, json.dumps(fp, indent=2) + "\n")
     return records
+
+
+def _what_differs(key: str, then: Any, now: Any) -> str:
+    """One clause naming what keeps a run from being resumed, with both values."""
+    if key == "qa_sha256":
+        return "the QA file differs from the interrupted run's"
+    if key == "settings" and isinstance(then, dict) and isinstance(now, dict):
+        for k in sorted(set(then) | set(now)):
+            if then.get(k) != now.get(k):
+                return f"its setting {k} was {then.get(k)!r} and is {now.get(k)!r} now"
+    return f"its {key} was {then!r} and is {now!r} now"
 
 
 Binder = Callable[[Run, QAItem], AbstractContextManager[Any]]
@@ -844,7 +855,8 @@ def evaluate(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     settings: Settings = engine.settings
     generator = getattr(engine.generator, "name", str(engine.generator))
-    fp = fingerprint(settings, engine.index_name, generator, qa_bytes)
+    index = str(getattr(getattr(engine, "retriever", None), "path", "") or engine.index_name)
+    fp = fingerprint(settings, index, generator, qa_bytes)
     done = prepare_out(out, fp, resume)
     records = run_all(
         engine.answer, runs, items, out, done, progress, warmup=warmup, bind=oracle_binder(engine)
