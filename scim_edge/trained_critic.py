@@ -438,13 +438,35 @@ def default_path() -> Path:
     return Path(str(resources.files("scim_edge") / "data" / CRITIC_FILE))
 
 
+def named_path(name: str) -> Path:
+    """The file of the Critic `scim-edge critic list` calls `name`: "default" (the shipped
+    one), "index:NAME" (that index's own, from `practice`), a store name, or the folder of
+    a Critic exported elsewhere."""
+    from models import store
+
+    if name == "default":
+        return default_path()
+    if name.startswith("index:"):
+        from scim_edge.retrieval import resolve_index_dir
+
+        index_name = name.removeprefix("index:")
+        path = resolve_index_dir(index_name) / "practice" / CRITIC_FILE
+        if not path.is_file():
+            raise ModelError(
+                f"index '{index_name}' has no Critic of its own",
+                hint=f"train one with `scim-edge practice --index {index_name}`",
+            )
+        return path
+    is_path = "/" in name or name.startswith(".")
+    if not is_path and name not in {m.name for m in store.list_models() if m.kind == "critic"}:
+        raise ModelError(f"no Critic named '{name}'", hint="see `scim-edge critic list`")
+    return store.resolve_model(name, "critic") / CRITIC_FILE
+
+
 def find(index_dir: Path | None, name: str | None = None) -> TrainedCritic | None:
     """The Critic to use (see the module doc), or None when none exists at all."""
     if name:
-        from models import store
-
-        model_dir = store.resolve_model(name, "critic")
-        return load_file(model_dir / CRITIC_FILE)
+        return load_file(named_path(name))
     if index_dir is not None:
         own = Path(index_dir) / "practice" / CRITIC_FILE
         if own.is_file():

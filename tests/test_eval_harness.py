@@ -570,3 +570,21 @@ def test_eval_progress_on_a_terminal_is_the_shared_rich_bar():
         progress.update("standard", done, 2, started, 0, final=done == 2)
     assert "━" in out.getvalue()  # rich's bar, not a bare status line
     assert "2/2 questions" in out.getvalue()
+
+
+def test_a_system_that_cannot_run_is_one_line_before_any_note(
+    sample_index: Path, qa_dev, tmp_path: Path, capsys, monkeypatch
+) -> None:
+    """simrag with the zero-shot Critic and no Flan-T5 installed: the error alone, not
+    after the engine's note that the extractive generator stands in, and nothing run."""
+    qa = tmp_path / "two.jsonl"
+    qa.write_text("\n".join(json.dumps(q) for q in qa_dev[:2]) + "\n", encoding="utf-8")
+    monkeypatch.setenv("SCIM_EDGE_CRITIC", "model")
+    out = tmp_path / "o"
+    rc = main(["eval", str(qa), "--index", str(sample_index), "--systems", "simrag",
+               "--out", str(out)])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1
+    assert "--critic model needs an installed Flan-T5 model" in err[0]
+    assert not out.exists()

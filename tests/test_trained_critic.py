@@ -163,7 +163,7 @@ def test_a_named_critic_from_another_version_is_one_line(
     data = json.loads(tc.default_path().read_text())
     _older(data)
     (tmp_path / "critic.json").write_text(json.dumps(data), encoding="utf-8")
-    monkeypatch.setattr("models.store.resolve_model", lambda name, kind: tmp_path)
+    monkeypatch.setattr(tc, "named_path", lambda name: tmp_path / "critic.json")
     rc = main(["ask", "Who wrote Animal Farm?", "--index", str(sample_index), "--model",
                "extractive", "--critic-model", "old-critic"])  # fmt: skip
     err = capsys.readouterr().err
@@ -729,3 +729,28 @@ def test_a_critic_whose_model_names_no_features_is_damaged_not_outdated(tmp_path
     with pytest.raises(ModelError, match=r"is damaged \(the model names no features\)") as e:
         tc.load_file(tc.Path(_copy_critic(tmp_path, unnamed)))
     assert not isinstance(e.value, tc.OutdatedCritic)
+
+
+@pytest.mark.parametrize("which", ["default", "index"])
+def test_critic_model_takes_the_names_critic_list_shows(which, sample_index, tmp_path, capsys):
+    """`critic list` names the shipped Critic "default" and an index's own "index:NAME";
+    `--critic-model` takes those names."""
+    data = json.loads(tc.default_path().read_text())
+    index = _practised_index(sample_index, tmp_path, data)
+    name = "default" if which == "default" else f"index:{index}"
+    rc = main(["ask", "Who wrote Animal Farm?", "--index", str(sample_index), "--model",
+               "extractive", "--loop", "standard", "--critic-model", name, "--json"])  # fmt: skip
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert json.loads(out)["bindings"]["confidence"] == f"trained:{which}"
+
+
+def test_an_unknown_critic_model_is_one_line_naming_critic_list(sample_index, capsys):
+    # no --model: the engine has a note to give (no Flan-T5 installed), which must not
+    # come before the error
+    rc = main(["ask", "Who wrote Animal Farm?", "--index", str(sample_index),
+               "--critic-model", "nope"])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1  # no engine note before the error
+    assert "scim-edge critic list" in err[0]

@@ -143,9 +143,11 @@ def run(args: argparse.Namespace) -> int:
         settings = load_settings(overrides)
     check_index(settings.index)
     engine = Engine.open(settings)
+    # the engine's notes come after the answer is made, so that a mistake found on the
+    # way (an unknown --critic-model, no vectors for --retriever vector) is one line alone
+    answer = engine.answer(question)
     for note in engine.notes:
         sys.stderr.write(f"note: {note}\n")
-    answer = engine.answer(question)
     if args.json:
         print_json(answer.to_dict())
     else:

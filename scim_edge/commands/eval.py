@@ -92,9 +92,9 @@ def run(args: argparse.Namespace) -> int:
     runs = harness.plan_runs(settings, systems, sweeps)
     engine = Engine.open(settings)
     progress = harness.Progress()
+    harness.check_loops(runs, engine)  # a mistake found here is one line, before any note
     for note in engine.notes:
         progress.note(note)
-    harness.check_loops(runs, engine)
     progress.note(
         f"{len(items)} questions x {len(runs)} runs; index {engine.index_name}, "
         f"generator {getattr(engine.generator, 'name', '?')}; writing to {out}"
