@@ -189,3 +189,12 @@ def test_prompt_respects_the_model_tokenizer_caps(tmp_path_factory):
     assert p.text.startswith("question: Where does the Danube flow? context: ")
     assert p.text.endswith(" answer:")
     assert 2 <= len(p.passages) <= 3
+
+
+def test_no_embedding_model_names_the_commands_that_install_one(capsys, sample_index):
+    rc, out, err = ask(capsys, "What is the capital of Aruba?", "--index", str(sample_index),
+                       "--model", "extractive", "--reranker", "embedding")  # fmt: skip
+    lines = err.strip().splitlines()
+    assert rc == 2
+    assert len(lines) == 1
+    assert "models export --from sentence-transformers/all-MiniLM-L6-v2 --kind embedding" in err
