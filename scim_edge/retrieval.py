@@ -96,9 +96,19 @@ def list_indexes() -> list[IndexInfo]:
     return out
 
 
-def _fix(name: str | None = None) -> str:
-    target = f"--name {name} " if name and name != DEFAULT_NAME else ""
+def _fix(path: Path) -> str:
+    """How to build the index again where it is: by name under the indexes directory, by
+    `--out` anywhere else (a `--name` would build under the indexes directory instead)."""
+    if path.parent.resolve() != paths.indexes_dir().resolve():
+        return f"rebuild it: scim-edge build-index DUMP --out {path} --force"
+    target = f"--name {path.name} " if path.name != DEFAULT_NAME else ""
     return f"rebuild it: scim-edge build-index DUMP {target}--force"
+
+
+def _brief(error: BaseException, limit: int = 200) -> str:
+    """The error's text on one line, cut at a word when long."""
+    msg = " ".join(str(error).split())
+    return msg if len(msg) <= limit else msg[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def resolve_index_dir(name_or_dir: Any = None) -> Path:
@@ -189,21 +199,20 @@ class BM25Retriever:
 
     @classmethod
     def _open_once(cls, path: Path) -> BM25Retriever:
-        name = path.name
         if not path.is_dir():
-            raise IndexError_(f"no index at {path}", hint=_fix(name))
+            raise IndexError_(f"no index at {path}", hint=_fix(path))
         manifest = _read_manifest(path)
         if manifest is None:
             raise IndexError_(
                 f"index at {path} is incomplete or corrupt (no readable {MANIFEST})",
-                hint=_fix(name),
+                hint=_fix(path),
             )
         version = manifest.get("schema_version")
         if version != S.SCHEMA_VERSION:
             raise IndexError_(
                 f"index at {path} has schema version {version!r}; this scim-edge reads "
                 f"{S.SCHEMA_VERSION}",
-                hint=_fix(name),
+                hint=_fix(path),
             )
         try:
             index = tantivy.Index.open(str(path))
@@ -211,8 +220,9 @@ class BM25Retriever:
             S.register_analyzer(index, analyzer)
             index.reload()
         except (ValueError, OSError, RuntimeError) as e:
-            msg = " ".join(str(e).split())[:200]
-            raise IndexError_(f"cannot open index at {path}: {msg}", hint=_fix(name)) from None
+            raise IndexError_(
+                f"cannot open index at {path}: {_brief(e)}", hint=_fix(path)
+            ) from None
         return cls(path, index, manifest)
 
     # ---- queries -----------------------------------------------------------------------
@@ -243,9 +253,9 @@ class BM25Retriever:
         return query
 
     def _corrupt(self, e: BaseException) -> IndexError_:
-        msg = " ".join(str(e).split())[:200] or type(e).__name__
+        msg = _brief(e) or type(e).__name__
         return IndexError_(
-            f"index at {self.path} is corrupt or was removed: {msg}", hint=_fix(self.name)
+            f"index at {self.path} is corrupt or was removed: {msg}", hint=_fix(self.path)
         )
 
     def search(self, query: str, k: int, exclude_ids: Collection[str] = ()) -> list[Passage]:

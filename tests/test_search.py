@@ -123,6 +123,8 @@ def test_corrupt_or_incomplete_index(sample_index, tmp_path):
         BM25Retriever.open(broken)
     msg = e.value.one_line()
     assert str(broken) in msg and "rebuild" in msg and "\n" not in msg
+    # outside the indexes directory it is rebuilt where it is, by --out, not by --name
+    assert f"--out {broken}" in msg
     (broken / "manifest.json").unlink()
     with pytest.raises(IndexError_, match="manifest"):
         BM25Retriever.open(broken)
@@ -292,3 +294,24 @@ def test_hits_that_tie_at_the_cut_are_all_fetched_before_it_is_made():
     stub = SimpleNamespace(searcher=Searcher())
     hits = BM25Retriever._hits(stub, None, 5, 10)
     assert sum(score == 2.0 for score, _ in hits) == 30
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["search", "x"], ["eval", "QA"], ["practice"], ["critic", "train"]],
+    ids=["search", "eval", "practice", "critic-train"],
+)
+def test_a_folder_that_is_no_index_is_one_line_naming_out(argv, tmp_path, capsys):
+    """Every command that takes --index says a plain folder is not an index, and how to
+    build one there (`--out`), as `ask` does."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text('{"question": "Who?", "answers": ["x"]}\n', encoding="utf-8")
+    argv = [str(qa) if a == "QA" else a for a in argv]
+    rc = main([*argv, "--index", str(folder)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1
+    assert "not a scim-edge index" in err[0]
+    assert "build-index DUMP --out" in err[0]

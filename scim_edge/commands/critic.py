@@ -8,6 +8,7 @@ from pathlib import Path
 
 from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import print_json
+from scim_edge.commands._preflight import check_index
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -50,6 +51,7 @@ def _traces(index: str | None):
     from scim_edge.practice import store
     from scim_edge.retrieval import resolve_index_dir
 
+    check_index(index)
     index_dir = resolve_index_dir(index)
     path = store.practice_dir(index_dir) / "traces.jsonl"
     if not path.is_file():

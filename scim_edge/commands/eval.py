@@ -10,6 +10,7 @@ from pathlib import Path
 
 from scim_edge.commands._args import nonempty, positive_int
 from scim_edge.commands._output import print_json
+from scim_edge.commands._preflight import check_index
 from scim_edge.errors import UserError
 
 
@@ -89,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or Path(f"eval-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}")
 
     settings = load_settings({"profile": args.profile, "index": args.index, "model": args.model})
+    check_index(settings.index)
     runs = harness.plan_runs(settings, systems, sweeps)
     engine = Engine.open(settings)
     progress = harness.Progress()

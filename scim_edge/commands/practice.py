@@ -6,6 +6,7 @@ import argparse
 
 from scim_edge.commands._args import nonempty, positive_int
 from scim_edge.commands._output import print_json
+from scim_edge.commands._preflight import check_index
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             "too few to fit weights on"
         )
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
+    check_index(settings.index)
     engine = Engine.open(settings)
     index_dir = engine.retriever.path
     opts = PracticeOptions(questions=args.questions, seed=args.seed,

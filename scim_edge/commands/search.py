@@ -7,6 +7,7 @@ import sys
 
 from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import is_tty, print_json
+from scim_edge.commands._preflight import check_index
 from scim_edge.errors import UserError
 
 BOLD = ("\x1b[1m", "\x1b[0m")
@@ -29,6 +30,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"-k must be a positive number (got {args.k})")
     if not args.query.strip():
         raise UserError("the query is empty")
+    check_index(args.index)
     retriever = BM25Retriever.open(resolve_index_dir(args.index))
     hits = retriever.search(args.query, args.k)
     if args.json:
