@@ -198,3 +198,28 @@ def test_no_embedding_model_names_the_commands_that_install_one(capsys, sample_i
     assert rc == 2
     assert len(lines) == 1
     assert "models export --from sentence-transformers/all-MiniLM-L6-v2 --kind embedding" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "flag"),
+    [
+        (["--loop", "fixed-3", "--max-iterations", "1"], "--max-iterations"),
+        (["--loop", "standard", "--max-iterations", "5"], "--max-iterations"),
+        (["--loop", "simrag", "--theta", "0.2"], "--theta"),
+        (["--loop", "iter-retgen", "--quality", "paper"], "--quality"),
+    ],
+)
+def test_an_option_the_loop_would_ignore_is_refused(argv, flag, capsys, sample_index):
+    """fixed-3 always runs three rounds and simrag accepts at the Critic's 0.5: an option
+    that would not change the answer is one line naming it, not silently dropped."""
+    rc, out, err = ask(capsys, "Who?", "--index", str(sample_index), *argv)
+    lines = err.strip().splitlines()
+    assert rc == 2
+    assert len(lines) == 1
+    assert f"{flag} does not apply to --loop {argv[1]}" in lines[0]
+
+
+def test_an_option_the_loop_uses_is_taken(capsys, sample_index):
+    d = ask_json(capsys, sample_index, "Who wrote Animal Farm?", "--loop", "simrag",
+                 "--max-iterations", "1")  # fmt: skip
+    assert len(d["iterations"]) == 1

@@ -12,6 +12,7 @@ from typing import Any
 
 from scim_edge.commands._args import nonempty, positive_int, thread_count, unit_float
 from scim_edge.commands._output import print_json
+from scim_edge.errors import UserError
 from scim_edge.types import DIMENSIONS, Answer
 from scim_edge.wording import (
     confidence_words,
@@ -141,6 +142,7 @@ def run(args: argparse.Namespace) -> int:
         settings = _with_max_tokens(overrides)
     else:
         settings = load_settings(overrides)
+    check_flags_apply(args, settings.loop)
     check_index(settings.index)
     engine = Engine.open(settings)
     # the engine's notes come after the answer is made, so that a mistake found on the
@@ -153,6 +155,25 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_answer(answer, details=args.details) + "\n")
     return 0
+
+
+# The loops each option steers; any other loop would quietly ignore it.
+FLAG_LOOPS = {
+    "theta": ("--theta", ("scim", "single-dim")),
+    "quality": ("--quality", ("scim", "single-dim")),
+    "max_iterations": ("--max-iterations", ("scim", "single-dim", "iter-retgen", "simrag")),
+}
+
+
+def check_flags_apply(args: argparse.Namespace, loop: str) -> None:
+    """Refuse an option the chosen loop would ignore (`--theta` with simrag, which accepts
+    at the Critic's 0.5; `--max-iterations` with fixed-3, which always runs three rounds)."""
+    for attr, (flag, loops) in FLAG_LOOPS.items():
+        if getattr(args, attr, None) is not None and loop not in loops:
+            raise UserError(
+                f"{flag} does not apply to --loop {loop}",
+                hint=f"it steers {', '.join(loops)}",
+            )
 
 
 def _with_max_tokens(overrides: dict[str, Any]):
