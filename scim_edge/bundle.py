@@ -272,10 +272,20 @@ class BundleResult:
     seconds: float
 
 
+ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz")
+
+
 def _check_out(out: Path, force: bool) -> Path:
     """The directory the bundle `out` will be written in (one-line errors for bad targets)."""
     if out.is_dir():
         raise UserError(f"{out} is a directory; give a file name such as scim-edge.tar")
+    if not out.name.endswith(ARCHIVE_SUFFIXES):
+        # `unbundle` reads a plain or gzipped tar; any other name would promise a format
+        # (.zip, .tar.bz2) that the file is not
+        raise UserError(
+            f"{out.name}: a bundle is written as a .tar or .tar.gz archive",
+            hint="name it OUT.tar, OUT.tar.gz or OUT.tgz",
+        )
     if out.exists() and not force:
         raise UserError(f"{out} already exists", hint="use --force to replace it")
     parent = out.parent if str(out.parent) else Path(".")
@@ -318,7 +328,7 @@ def create_bundle(
     _clear_stale_files(parent, out.name)
     total = plan.total_bytes
     need = total + 1024 * (len(plan.entries) + 4) + (1 << 20)
-    gz = out.name.endswith((".gz", ".tgz"))
+    gz = out.name.endswith((".tar.gz", ".tgz"))
     if not gz and _free_bytes(parent) < need:
         raise UserError(f"not enough disk space for the bundle: {_disk_full(parent, need)}")
     tmp = parent / f"{TMP_PREFIX}{out.name}-{os.getpid()}-{os.urandom(3).hex()}"

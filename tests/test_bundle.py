@@ -131,6 +131,17 @@ def test_bundle_errors_leave_no_file(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("name", ["b.zip", "b.tar.bz2", "b"])
+def test_a_bundle_named_as_another_format_is_refused(name, demo_index, tmp_path, capsys):
+    """The archive is a tar, gzipped for .tar.gz/.tgz: a name promising another format
+    (or none) is one line, and nothing is written."""
+    rc, _, err = run_cli(capsys, "bundle", tmp_path / name, "--index", str(demo_index))
+    assert rc == 2, err
+    assert len(err.strip().splitlines()) == 1
+    assert ".tar or .tar.gz" in err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_bundle_disk_full_leaves_no_file(demo_index, tmp_path, capsys, monkeypatch):
     import scim_edge.bundle as bundle_mod
 
