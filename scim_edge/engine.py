@@ -53,8 +53,9 @@ def check_question(question: str) -> str:
     """Reject what no loop can answer: empty, whitespace-only or over-long questions."""
     if not isinstance(question, str):
         raise UserError("the question must be text")
-    cleaned = "".join(ch if ch.isprintable() or ch in "\t\n" else " " for ch in question)
-    cleaned = " ".join(cleaned.split())
+    from scim_edge.textutil import visible_text
+
+    cleaned = visible_text(question)
     if not cleaned:
         raise UserError("the question is empty")
     if len(cleaned) > MAX_QUESTION_CHARS:

@@ -90,6 +90,16 @@ STOPWORDS: frozenset[str] = frozenset(
 
 _PUNCT_STRIP = "\"'`‘’“”.,;:!?()[]{}<>«»-–—/\\|*_~#^&%$@+="
 _WORD_RE = re.compile(r"\w", re.UNICODE)
+# a terminal's escape sequences (colours, cursor moves), as a paste from one may carry
+_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+
+
+def visible_text(text: str) -> str:
+    """`text` as a reader sees it: terminal escape sequences and other control characters
+    dropped, whitespace runs made one space. What a question or a query is checked by."""
+    text = _ESCAPE_RE.sub(" ", text)
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    return " ".join(text.split())
 
 
 # ---- NLTK resources -------------------------------------------------------------------

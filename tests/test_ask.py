@@ -128,6 +128,7 @@ def test_no_model_note_said_once(capsys, sample_index):
     [
         (["", "--model", "extractive"], "empty"),
         (["   \t ", "--model", "extractive"], "empty"),
+        (["\x1b[31m\x1b[0m", "--model", "extractive"], "empty"),  # a terminal's colours
         (["x" * 2001, "--model", "extractive"], "2000"),
         (["Who?", "--index", "/no/such/index", "--model", "extractive"], "index"),
         (["Who?", "--loop", "nope"], "loop"),

@@ -68,3 +68,12 @@ def test_score_bad_passages_file(capsys, tmp_path, content, needle):
 def test_score_missing_file(capsys, tmp_path):
     assert main(["score", *ARGS, "--passages", str(tmp_path / "nope.jsonl")]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_score_an_empty_answer_is_one_line(capsys, passages):
+    rc = main(["score", "--question", "Who painted the Mona Lisa?", "--answer", " ",
+               "--passages", str(passages)])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1
+    assert "the answer is empty" in err[0]

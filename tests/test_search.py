@@ -224,6 +224,7 @@ def test_cli_search_json(sample_index, capsys):
         (["search", "x", "--index", "nope"], "no index named"),
         (["search", "x", "--index", "/no/such/dir"], "no index at"),
         (["search", "   "], "empty"),
+        (["search", "\x1b[1m\x07"], "empty"),
         (["search", "x", "-k", "0"], "-k"),
     ],
 )

@@ -66,10 +66,13 @@ def read_passages(path: Path) -> list[Passage]:
 def run(args: argparse.Namespace) -> int:
     from scim_edge.quality import Evaluator, confidence
     from scim_edge.settings import load_settings
+    from scim_edge.textutil import visible_text
 
-    question = " ".join(args.question.split())
+    question = visible_text(args.question)
     if not question:
         raise UserError("the question is empty")
+    if not visible_text(args.answer):
+        raise UserError("the answer is empty: there is nothing to score")
     passages = read_passages(Path(args.passages))
     settings = load_settings({"profile": args.profile})
     report = Evaluator(settings).score(question, args.answer, passages)

@@ -28,11 +28,14 @@ def run(args: argparse.Namespace) -> int:
 
     if args.k <= 0:
         raise UserError(f"-k must be a positive number (got {args.k})")
-    if not args.query.strip():
+    from scim_edge.textutil import visible_text
+
+    query = visible_text(args.query)
+    if not query:
         raise UserError("the query is empty")
     check_index(args.index)
     retriever = BM25Retriever.open(resolve_index_dir(args.index))
-    hits = retriever.search(args.query, args.k)
+    hits = retriever.search(query, args.k)
     if args.json:
         print_json(
             [
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             ]
         )
         return 0
-    print(format_hits(retriever, args.query, hits, mark=BOLD if is_tty(sys.stdout) else PLAIN))
+    print(format_hits(retriever, query, hits, mark=BOLD if is_tty(sys.stdout) else PLAIN))
     return 0
 
 
