@@ -260,7 +260,8 @@ def summary(manifest: dict[str, Any], out_dir: str) -> str:
         f"  passages     {c['passages']:,} of ~{manifest['passage_words']} words",
         f"  redirects    {c['redirects']:,} ({c['aliases']:,} attached as aliases to "
         f"{c['aliased_articles']:,} articles; {c['dangling_redirects']:,} point outside the dump)",
-        f"  other ns     {c['other_namespaces']:,} pages not in namespace 0",
+        f"  other ns     {c['other_namespaces']:,} "
+        f"page{'' if c['other_namespaces'] == 1 else 's'} not in namespace 0",
         f"  skipped      {c['skipped']:,}"
         + (
             " (" + ", ".join(f"{k}: {v}" for k, v in c["skipped_reasons"].items()) + ")"

@@ -10,6 +10,11 @@ from __future__ import annotations
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Answer
 
 
+def counted(n: int, noun: str) -> str:
+    """ "1 iteration", "3 iterations": a count with its noun (regular plurals only)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def source_label(title: str, section: str = "") -> str:
     """`Title › Section`, or the title alone for an article's lead."""
     title = title or "untitled"
@@ -71,9 +76,8 @@ def stop_reason_words(answer: Answer) -> str:
         return {
             "no_evidence": "stopped: no passage supports an answer",
             "no_new_evidence": "stopped: the follow-up searches found nothing new",
-            "max_iterations_reached": (
-                f"stopped: the critic rejected every answer in {len(answer.iterations)} rounds"
-            ),
+            "max_iterations_reached": "stopped: the critic rejected every answer in "
+            + counted(len(answer.iterations), "round"),
         }.get(answer.stop_reason, "stopped: the evidence does not support an answer")
     n = len(answer.iterations)
     reason = answer.stop_reason or ""
@@ -82,11 +86,11 @@ def stop_reason_words(answer: Answer) -> str:
     words = {
         "accepted": f"accepted at iteration {t}",
         "fast_path": "accepted at iteration 1 (fast path)",
-        "budget": f"best answer after {n} iterations",
+        "budget": f"best answer after {counted(n, 'iteration')}",
         "quality_declined": "stopped: quality declined",
-        "no_new_evidence": f"stopped: no new evidence after {n} iterations",
+        "no_new_evidence": f"stopped: no new evidence after {counted(n, 'iteration')}",
         "single_pass": "single pass (no quality stop)",
-        "fixed_iterations": f"fixed run of {n} iterations",
+        "fixed_iterations": f"fixed run of {counted(n, 'iteration')}",
         "critic_approved": f"critic approved at iteration {t}",
         "critic_approved_after_regeneration": f"critic approved the revision at iteration {t}",
     }.get(reason)
@@ -96,7 +100,7 @@ def stop_reason_words(answer: Answer) -> str:
         elif answer.status == "accepted":
             words = f"accepted at iteration {t}"
         elif answer.status == "force_accepted":
-            words = f"best answer after {n} iteration{'s' if n != 1 else ''}"
+            words = f"best answer after {counted(n, 'iteration')}"
         else:
             words = reason.replace("_", " ") or answer.status.replace("_", " ")
     if answer.bindings.get("cache") == "hit":

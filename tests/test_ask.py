@@ -224,3 +224,10 @@ def test_an_option_the_loop_uses_is_taken(capsys, sample_index):
     d = ask_json(capsys, sample_index, "Who wrote Animal Farm?", "--loop", "simrag",
                  "--max-iterations", "1")  # fmt: skip
     assert len(d["iterations"]) == 1
+
+
+def test_one_round_is_said_in_the_singular(capsys, sample_index):
+    rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
+                       "--model", "extractive", "--loop", "fixed-1")  # fmt: skip
+    assert rc == 0, err
+    assert "Fixed run of 1 iteration;" in out

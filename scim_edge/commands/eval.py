@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     from scim_edge.evaluation.qa_io import load_qa
     from scim_edge.evaluation.report import ORACLE_FOOTNOTE, main_table, sensitivity_lines
     from scim_edge.settings import load_settings
+    from scim_edge.wording import counted
 
     sweeps = [harness.parse_sweep(s) for s in args.sweep]
     if args.systems is None and sweeps:
@@ -98,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     for note in engine.notes:
         progress.note(note)
     progress.note(
-        f"{len(items)} questions x {len(runs)} runs; index {engine.index_name}, "
+        f"{counted(len(items), 'question')} x {counted(len(runs), 'run')}; "
+        f"index {engine.index_name}, "
         f"generator {getattr(engine.generator, 'name', '?')}; writing to {out}"
     )
     try:

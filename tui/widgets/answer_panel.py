@@ -13,6 +13,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from scim_edge.types import Answer, Passage
+from scim_edge.wording import counted
 from tui.formatting import (
     TIER_CLASSES,
     TIER_STYLES,
@@ -110,8 +111,8 @@ class AnswerPanel(Vertical):
                     ("Q ", "dim"),
                     f"{a.quality:.2f}",
                     ("  (the loop's own score, not a probability) · ", "dim"),
-                    f"{a.loop} loop · {a.profile} profile · {len(a.iterations)} iteration"
-                    + ("s" if len(a.iterations) != 1 else ""),
+                    f"{a.loop} loop · {a.profile} profile · "
+                    + counted(len(a.iterations), "iteration"),
                 ),
                 classes="answer-loop",
             )
