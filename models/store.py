@@ -290,6 +290,11 @@ def resolve_model(name: str | None, kind: str | None = "seq2seq") -> Path:
 def import_model(src_dir: Path | str, name: str | None = None, force: bool = False) -> Path:
     """Validate an exported model directory (manifest + hashes) and copy it into the store."""
     src = Path(src_dir).expanduser()
+    if src.exists() and not src.is_dir():
+        raise ModelError(
+            f"{src} is a file; `models import` takes the directory a model was exported to",
+            hint="the folder that holds its manifest.json",
+        )
     if not src.is_dir():
         raise ModelError(f"no such directory: {src}")
     manifest = read_manifest(src)

@@ -20,8 +20,8 @@ Retrievers keep the BM25 retriever's interface `search(query, k, exclude_ids)`:
 - `VectorRetriever`: exact cosine scan (matrix · query) in chunks; passage text comes
   from the BM25 index by doc_id, so the two never disagree.
 - `HybridRetriever`: reciprocal rank fusion of BM25 and vector rankings.
-- HyDE (vector retrieval only): Flan-T5 writes a concise hypothetical passage and its
-  embedding becomes the query vector. The hypothetical passage is a retrieval aid only;
+- HyDE (vector and hybrid retrieval): Flan-T5 writes a concise hypothetical passage and
+  its embedding becomes the query vector. The hypothetical passage is a retrieval aid only;
   it is never returned as a passage and never reaches the generator.
 """
 

@@ -57,7 +57,20 @@ def test_fine_tune_needs_a_model_directory(sample_index, tmp_path, capsys):
     shutil.copytree(sample_index, index)
     engine = Engine.open(Settings(index=str(index), model="extractive"))
     run_practice(engine, index, PracticeOptions(questions=60, seed=4, train_critic=False))
-    rc = main(["critic", "train", "--index", str(index), "--fine-tune", str(tmp_path / "nope")])
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    rc = main(["critic", "train", "--index", str(index), "--fine-tune", str(plain)])
     err = capsys.readouterr().err
     assert rc == 2
     assert "config.json" in err
+
+
+def test_a_missing_fine_tune_folder_is_named_before_the_index(sample_index, tmp_path, capsys):
+    """The folder --fine-tune names is checked first: the index (here never practised)
+    is not what the user got wrong."""
+    rc = main(["critic", "train", "--index", str(sample_index), "--fine-tune",
+               str(tmp_path / "nope")])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1
+    assert f"no such directory: {tmp_path / 'nope'}" in err[0]

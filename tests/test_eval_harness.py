@@ -389,6 +389,14 @@ def test_cli_bad_input_exits_2_before_running(tmp_path: Path, capsys, monkeypatc
     assert "unknown sweep key" in capsys.readouterr().err
     assert main(["eval", str(tmp_path / "missing.jsonl")]) == 2
     assert "not found" in capsys.readouterr().err
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine", encoding="utf-8")
+    good = tmp_path / "good.jsonl"
+    good.write_text('{"question": "Who?", "answers": ["x"]}\n', encoding="utf-8")
+    assert main(["eval", str(good), "--out", str(a_file)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "is a file; --out names the folder" in err[0]
+    assert a_file.read_text(encoding="utf-8") == "mine"
 
 
 def test_cli_with_scripted_engine_and_interrupt(

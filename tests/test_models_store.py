@@ -155,6 +155,10 @@ def test_import_dir_with_missing_or_corrupt_file(tmp_path, capsys):
 
     rc, _, err = run_cli(capsys, "models", "import", str(tmp_path / "no-such-dir"))
     assert_one_line_error(rc, err, "no such directory")
+    a_file = tmp_path / "model.onnx"
+    a_file.write_bytes(b"onnx")
+    rc, _, err = run_cli(capsys, "models", "import", str(a_file))
+    assert_one_line_error(rc, err, "is a file; `models import` takes the directory")
     plain = tmp_path / "plain"
     plain.mkdir()
     rc, _, err = run_cli(capsys, "models", "import", str(plain))

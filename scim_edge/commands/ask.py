@@ -95,7 +95,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--hyde",
         action="store_true",
         default=None,
-        help="HyDE query vector (vector retrieval only)",
+        help="HyDE query vector (vector or hybrid retrieval; needs a Flan-T5 model)",
     )
     p.add_argument("--threads", type=thread_count, metavar="N", help="ONNX Runtime threads")
     p.add_argument(

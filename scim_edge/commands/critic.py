@@ -93,6 +93,13 @@ def run_train(args: argparse.Namespace) -> int:
     from scim_edge.settings import load_settings
     from scim_edge.trained_critic import ASKED_MIX_NOTE, train_from_rows
 
+    if args.fine_tune and not Path(args.fine_tune).expanduser().is_dir():
+        from scim_edge.errors import UserError
+
+        raise UserError(
+            f"no such directory: {args.fine_tune}",
+            hint="--fine-tune takes the folder of a Flan-T5 model in Hugging Face form",
+        )
     index_dir, rows, manifest = _traces(args.index)
     name = args.name or f"critic-{index_dir.name}"
     if args.fine_tune:

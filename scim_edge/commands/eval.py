@@ -89,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
     if args.resume and args.out is None:
         raise UserError("--resume needs --out DIR, the directory of the interrupted run")
     out = args.out or Path(f"eval-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S')}")
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out} is a file; --out names the folder the report is written to")
 
     settings = load_settings({"profile": args.profile, "index": args.index, "model": args.model})
     check_index(settings.index)
