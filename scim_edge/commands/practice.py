@@ -60,12 +60,14 @@ def run(args: argparse.Namespace) -> int:
     print(f"Practice set written to {result.path}")
     print(f"  questions      {m['pairs']['total']} ({m['pairs']['train']} train, "
           f"{m['pairs']['heldout']} held out), {m['rounds']} loop rounds")  # fmt: skip
-    print(f"  reader         held-out top-1 {reader.get('heldout_top1_given_present', 0):.1%} "
-          f"when the answer is among the candidates")  # fmt: skip
+    top1 = reader.get("heldout_top1_given_present", 0)
     if reader.get("used") == "shipped":
         own = reader.get("own_heldout_top1") or 0.0
-        print(f"                 the shipped weights, which picked this index's held-out answers "
-              f"at least as often as those fitted here ({own:.1%}): they stay")  # fmt: skip
+        print(f"  reader         the shipped weights stay: they pick {top1:.1%} of the held-out "
+              f"answers among the candidates, those fitted here {own:.1%}")  # fmt: skip
+    else:
+        print(f"  reader         fitted here: it picks {top1:.1%} of the held-out answers "
+              f"among the candidates")  # fmt: skip
     if reader.get("given_names"):
         print(f"                 {reader['given_names']} given names: the index's people's and "
               f"those the shipped reader knows")  # fmt: skip
