@@ -64,7 +64,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--critic-model",
         type=nonempty,
         metavar="NAME",
-        help="a trained Critic from the model store (default: the index's, else the shipped one)",
+        help="a trained Critic as `scim-edge critic list` names it: a store name, "
+        "index:NAME or default (without it: the index's own, else the shipped one)",
     )
     p.add_argument(
         "--quality",
