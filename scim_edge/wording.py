@@ -21,6 +21,23 @@ def source_label(title: str, section: str = "") -> str:
     return f"{title} › {section}" if section else title
 
 
+def source_labels(entries: list[tuple[str, str, str]]) -> list[str]:
+    """`source_label` of each (title, section, doc_id), told apart where two passages of
+    one section would read the same: "Animal Farm · passage 2" (the passage's place in its
+    article, from its id `<page>-<n>`)."""
+    plain = [source_label(title, section) for title, section, _ in entries]
+    seen: dict[str, int] = {}
+    for label in plain:
+        seen[label] = seen.get(label, 0) + 1
+    out = []
+    for label, (_, _, doc_id) in zip(plain, entries, strict=True):
+        n = doc_id.rpartition("-")[2]
+        if seen[label] > 1 and n.isdigit():
+            label = f"{label} · passage {int(n) + 1}"
+        out.append(label)
+    return out
+
+
 def one_line(text: str, limit: int = 0) -> str:
     """`text` on one line, cut to `limit` characters with an ellipsis (0: uncut)."""
     text = " ".join(text.split())

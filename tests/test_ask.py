@@ -231,3 +231,21 @@ def test_one_round_is_said_in_the_singular(capsys, sample_index):
                        "--model", "extractive", "--loop", "fixed-1")  # fmt: skip
     assert rc == 0, err
     assert "Fixed run of 1 iteration;" in out
+
+
+def test_sources_of_one_section_are_told_apart(capsys, sample_index):
+    """Two passages of one article's lead read "Animal Farm" twice: each names its place."""
+    rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
+                       "--model", "extractive")  # fmt: skip
+    assert rc == 0, err
+    sources = out.split("Sources:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    labels = [line.split("] ", 1)[1] for line in sources]
+    assert len(labels) > 1
+    assert len(set(labels)) == len(labels)
+
+
+def test_source_labels_number_only_the_repeats():
+    from scim_edge.wording import source_labels
+
+    labels = source_labels([("A", "", "1-0"), ("A", "", "1-4"), ("A", "History", "1-7")])
+    assert labels == ["A · passage 1", "A · passage 5", "A › History"]

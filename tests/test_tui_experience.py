@@ -379,8 +379,10 @@ async def test_sources_read_as_title_and_section_with_url_article_and_copy(
         labels = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
         for label, doc_id in zip(labels, [*ex.cited_ids()], strict=False):
             p = ex.passages[doc_id]
-            assert label == "★ " + source_label(p.title, p.section)
+            # "Title › Section", and where two passages would read the same, their place
+            assert label.startswith("★ " + source_label(p.title, p.section))
             assert doc_id not in label
+        assert len(set(labels)) == len(labels)
         text = plain(evidence.query_one("#evidence-text", Static))
         first = ex.passages[ex.cited_ids()[0]]
         assert wiki_url(first.title, first.section) in text

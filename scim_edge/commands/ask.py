@@ -20,6 +20,7 @@ from scim_edge.wording import (
     generator_words,
     one_line,
     source_label,
+    source_labels,
     stop_reason_words,
 )
 
@@ -221,9 +222,13 @@ def format_answer(a: Answer, details: bool = False) -> str:
     if a.citations:
         sections = _sections(a)
         lines.append("Sources:")
-        for i, c in enumerate(a.citations, 1):
-            section = c.get("section") or sections.get(c.get("doc_id", ""), "")
-            lines.append(f"  [{i}] {source_label(c.get('title', ''), section)}")
+        entries = [
+            (c.get("title", ""), c.get("section") or sections.get(c.get("doc_id", ""), ""),
+             c.get("doc_id", ""))
+            for c in a.citations
+        ]  # fmt: skip
+        for i, label in enumerate(source_labels(entries), 1):
+            lines.append(f"  [{i}] {label}")
     lines.append("")
     by = (
         ""

@@ -15,6 +15,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from scim_edge.types import Passage
+from scim_edge.wording import source_labels
 from tui.formatting import highlight, one_line, question_words
 from tui.sources import source_label, wiki_url
 
@@ -51,12 +52,10 @@ class EvidencePanel(Vertical):
         self.lang = lang
         order = [d for d in cited if d in passages] + [d for d in passages if d not in cited]
         options = []
-        for doc_id in order:
-            p = passages[doc_id]
+        labels = source_labels([(passages[d].title, passages[d].section, d) for d in order])
+        for doc_id, label in zip(order, labels, strict=True):
             mark = "★ " if doc_id in cited else "· "
-            options.append(
-                Option(f"{mark}{one_line(source_label(p.title, p.section), 60)}", id=doc_id)
-            )
+            options.append(Option(f"{mark}{one_line(label, 60)}", id=doc_id))
         listing = self.query_one("#evidence-list", OptionList)
         listing.clear_options()
         listing.add_options(options)
@@ -64,6 +63,11 @@ class EvidencePanel(Vertical):
         if order:
             listing.highlighted = 0
             self.open_passage(order[0])
+        else:  # nothing found: the last question's passage must not stay on show
+            self.current = None
+            self.query_one("#evidence-text", Static).update(
+                Content.styled("No passage was retrieved for this question.", "dim")
+            )
 
     def open_passage(self, doc_id: str) -> bool:
         p = self.passages.get(doc_id)
