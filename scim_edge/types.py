@@ -171,6 +171,16 @@ class Event:
 
 
 @dataclass
+class Bindings(Event):
+    """Which retriever, generator, critic, rewriter and reranker the run binds, and for the
+    SCIM loops what Q is (`quality`: the paper's score or the Critic's confidence), so a
+    front end can say what a round's decision compared with θ before the answer comes."""
+
+    bindings: dict[str, str] = field(default_factory=dict)
+    kind: str = field(init=False, default="bindings")
+
+
+@dataclass
 class IterationStarted(Event):
     t: int
     mode: str

@@ -9,6 +9,7 @@ from scim_edge.loops.scim import algorithm1, make_scim_family_loop, next_mode
 from scim_edge.settings import Settings, load_settings
 from scim_edge.types import (
     INSUFFICIENT_EVIDENCE,
+    Bindings,
     Decided,
     Final,
     Generated,
@@ -91,8 +92,9 @@ def test_loop_accepts_at_t2():
     assert [it.decision for it in ans.iterations] == ["continue", "accept"]
     assert ans.disclaimers == []
     kinds = [type(e) for e in events]
-    assert kinds[:8] == [IterationStarted, StepStarted, Retrieved, StepStarted, Generated,
-                         StepStarted, Scored, Decided]  # fmt: skip
+    assert kinds[:9] == [Bindings, IterationStarted, StepStarted, Retrieved, StepStarted,
+                         Generated, StepStarted, Scored, Decided]  # fmt: skip
+    assert events[0].bindings["quality"] in ("paper", "learned")  # what θ is compared with
 
 
 def test_loop_budget_force_accepts_last_answer_with_disclaimer():

@@ -117,7 +117,10 @@ async def test_question_shows_answer_iteration_cards_and_citations(sample_index,
             bars = card.query_one(".score-bars").plain
             for dim in ("completeness", "consistency", "confidence", "factuality", "coherence"):
                 assert dim in bars
-            assert "θ 0.70" in bars
+            # SCIM decides on the calibrated confidence here: θ is set against it in the
+            # decision, not against Q in the bars
+            assert "θ" not in bars and "Q " in bars
+            assert "θ 70%" in plain(card.query_one(".card-decision", Static))
             assert plain(card.query_one(".card-decision", Static)).startswith("decision ")
 
         status = app.screen.query_one("#status").plain
@@ -218,9 +221,10 @@ class GatedEngine:
     def ask(self, question, settings=None):
         self.calls += 1
         first = self.calls == 1
-        for n, event in enumerate(self.inner.ask(question, settings)):
+        for event in self.inner.ask(question, settings):
             yield event
-            if first and n == 0:
+            if first and event.kind == "iteration_started":
+                first = False
                 self.gate.wait(20)
 
 
@@ -329,7 +333,8 @@ async def test_copy_and_export_the_session(sample_index, qa_dev, tmp_path):
         (entry,) = doc["session"]
         assert entry["answer"]["answer"] == answer.answer
         kinds = [e["kind"] for e in entry["events"]]
-        assert kinds[0] == "iteration_started" and "retrieved" in kinds and "decided" in kinds
+        assert kinds[:2] == ["bindings", "iteration_started"]
+        assert "retrieved" in kinds and "decided" in kinds
         assert not list((tmp_path / "exports").glob(".tmp-*"))
 
         await pilot.press("f1")
@@ -446,3 +451,88 @@ def test_tui_command_refuses_a_missing_index_and_a_non_terminal():
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "interactive terminal" in done.stderr
+
+
+@run_async
+async def test_settings_buttons_are_in_view_on_an_80_by_24_terminal(sample_index, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        box = app.screen.query_one("#settings-box").region
+        apply = app.screen.query_one("#apply").region
+        assert apply.bottom <= box.bottom - 1  # inside the border, not under it
+
+
+def decision_lines(app) -> list[str]:
+    return [plain(card._decision) for card in app.screen.query(IterationCard)]
+
+
+@run_async
+async def test_a_scim_round_says_it_compared_the_confidence_with_theta(sample_index, tmp_path):
+    """With the shipped Critic SCIM decides on the round's calibrated confidence: the card
+    says so, with both numbers, and does not set Q against θ."""
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Who wrote Animal Farm?")
+        answer = last_answer(app)
+        assert answer.bindings["quality"] == "learned"
+        first = answer.iterations[0]
+        lines = decision_lines(app)
+        assert f"confidence {round(100 * first.confidence)}% < θ 70%" in lines[0]
+        bars = app.screen.query(IterationCard).first()._scores
+        assert "θ" not in " ".join(item.plain for item in bars.items)
+
+
+@run_async
+async def test_a_fixed_run_compares_nothing_with_theta(sample_index, tmp_path):
+    settings = Settings(model="extractive", index=str(sample_index), loop="fixed-2")
+    app = make_app(settings, cursor_blink=False, export_dir=tmp_path / "exports")
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Who wrote Animal Farm?")
+        lines = decision_lines(app)
+        assert "next round of a fixed run" in lines[0]
+        assert not any("θ" in line for line in lines)
+
+
+@run_async
+async def test_the_answer_details_show_the_returned_rounds_scores(sample_index, tmp_path):
+    """single-dim keeps the previous answer when Q declines: the details show that
+    round's scores, not the last round's."""
+    settings = Settings(model="extractive", index=str(sample_index), loop="single-dim")
+    app = make_app(settings, cursor_blink=False, export_dir=tmp_path / "exports")
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Who wrote Animal Farm?")
+        answer = last_answer(app)
+        assert answer.stop_reason == "quality_declined"
+        row = app.screen.query_one(AnswerPanel).query_one(".answer-scores")
+        assert f"Q {answer.quality:.2f}" in " ".join(item.plain for item in row.items)
+
+
+@run_async
+async def test_a_question_with_no_passages_clears_the_evidence(sample_index, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Who wrote Animal Farm?")
+        panel = app.screen.query_one(EvidencePanel)
+        assert panel.current is not None
+        await ask(pilot, "???")
+        assert panel.current is None
+        assert "Animal Farm" not in plain(panel.query_one("#evidence-text", Static))
+
+
+@run_async
+async def test_the_settings_budget_limits_simrag_too(sample_index, tmp_path):
+    """The one iteration budget in Settings is SCIM's T_max and simrag's limit, as
+    `ask --max-iterations` sets both."""
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#loop", Select).value = "simrag"
+        app.screen.query_one("#t_max", Input).value = "1"
+        await pilot.click("#apply")
+        await pilot.pause()
+        assert app.settings.max_iterations == 1
+        await ask(pilot, "How much did Actrius gross?")
+        assert len(last_answer(app).iterations) == 1

@@ -23,11 +23,11 @@ import threading
 from collections.abc import Iterator
 
 from scim_edge.engine import check_question
-from scim_edge.loops.simrag import Bindings
 from scim_edge.settings import Settings
 from scim_edge.types import (
     INSUFFICIENT_EVIDENCE,
     Answer,
+    Bindings,
     Critiqued,
     Decided,
     Event,
@@ -193,6 +193,8 @@ class FakeEngine:
         seen: list[str] = []
         records: list[IterationRecord] = []
         script = SCRIPTS[self.scenario]
+        # Q decides, as the paper has it: the cards show Q against θ
+        yield Bindings({"retriever": "bm25", "generator": "extractive", "quality": "paper"})
         for t, (mode, queries, idx, answer, scores, decision, reason) in enumerate(script, 1):
             timing = TIMING[t - 1]
             queries = queries or [question]

@@ -84,6 +84,7 @@ from scim_edge.scim_policy import Decision, algorithm1, returned
 from scim_edge.settings import Settings
 from scim_edge.types import (
     Answer,
+    Bindings,
     Decided,
     Event,
     Final,
@@ -183,6 +184,7 @@ class ScimFamilyLoop:
                 return
         run = Run(question, self.name, s, self.engine, bindings=self.bindings())
         confidence = self._confidence(run)
+        yield from run.out(Bindings(bindings=dict(run.bindings)))
         history: list[_Iteration] = []
         search = self.search
         generator = self.engine.generator

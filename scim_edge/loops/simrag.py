@@ -31,7 +31,7 @@ import dataclasses
 import re
 import time
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from scim_edge import query_formulation as qf
@@ -56,6 +56,7 @@ from scim_edge.quality import tier as tier_of
 from scim_edge.types import (
     DIMENSIONS,
     INSUFFICIENT_EVIDENCE,
+    Bindings,
     Critiqued,
     Decided,
     Event,
@@ -102,14 +103,6 @@ def validate_options(settings: Settings) -> None:
     check_positive_int("max_iterations", settings.max_iterations)
     check_positive_int("max_tokens", settings.max_new_tokens)
     check_positive_int("critic_max_tokens", settings.critic_max_tokens)
-
-
-@dataclass
-class Bindings(Event):
-    """Which retriever, generator, critic, rewriter and reranker this run binds."""
-
-    bindings: dict[str, str] = field(default_factory=dict)
-    kind: str = field(init=False, default="bindings")
 
 
 _LABEL = re.compile(

@@ -12,8 +12,10 @@ HELP = """\
 
 Ask a question about the indexed Wikipedia articles. The loop retrieves passages,
 generates an answer, scores it on five dimensions (completeness, consistency,
-confidence, factuality, coherence) and accepts it when its quality **Q ≥ θ**;
-otherwise it retrieves again (augment: missing keywords; refine: other sources).
+confidence, factuality, coherence) and accepts it when it reaches **θ**: the round's
+calibrated confidence when a trained Critic fits the generator (the default), else the
+paper's quality **Q**; otherwise it retrieves again (augment: missing keywords; refine:
+other sources). Each round's card says which it compared.
 The simrag loop asks a critic instead, and searches for what the critic found missing.
 
 The **answer** comes first, then the sentence that supports it and how far to trust it:

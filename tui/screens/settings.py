@@ -47,6 +47,11 @@ def _number(text: str, key: str, kind: type) -> float | int:
         raise ConfigError(f"{key} must be a number (got {text!r})") from None
 
 
+def budget_of(s: Settings) -> int:
+    """The iteration budget the chosen loop runs under (simrag has its own limit)."""
+    return s.max_iterations if s.loop == "simrag" else s.t_max
+
+
 class SettingsScreen(ModalScreen[Settings | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -105,10 +110,11 @@ class SettingsScreen(ModalScreen[Settings | None]):
                     ),
                 )
                 yield from self._row(
-                    "θ (accept at Q ≥)", Input(f"{s.theta:g}", id="theta", type="number")
+                    "θ (SCIM accepts at ≥)", Input(f"{s.theta:g}", id="theta", type="number")
                 )
                 yield from self._row(
-                    "T_max iterations", Input(str(s.t_max), id="t_max", type="integer")
+                    "Iteration budget",
+                    Input(str(budget_of(s)), id="t_max", type="integer"),
                 )
                 yield from self._row(
                     "δ (decline)", Input(f"{s.delta:g}", id="delta", type="number")
@@ -150,7 +156,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
         if event.value in PROFILES:
             s = with_profile(self.settings, str(event.value))
             self.query_one("#theta", Input).value = f"{s.theta:g}"
-            self.query_one("#t_max", Input).value = str(s.t_max)
+            self.query_one("#t_max", Input).value = str(budget_of(s))
 
     def collect(self) -> Settings:
         """The settings the form describes; raises ConfigError on a bad value."""
@@ -158,7 +164,12 @@ class SettingsScreen(ModalScreen[Settings | None]):
         return s.replace(
             loop=str(self.query_one("#loop", Select).value),
             theta=float(_number(self.query_one("#theta", Input).value, "θ", float)),
-            t_max=int(_number(self.query_one("#t_max", Input).value, "T_max", int)),
+            # one budget for every loop, as `ask --max-iterations` sets it: SCIM's T_max
+            # and simrag's iteration limit
+            t_max=int(_number(self.query_one("#t_max", Input).value, "iteration budget", int)),
+            max_iterations=int(
+                _number(self.query_one("#t_max", Input).value, "iteration budget", int)
+            ),
             delta=float(_number(self.query_one("#delta", Input).value, "δ", float)),
             critic=str(self.query_one("#critic", Select).value),
             index=str(self.query_one("#index", Select).value) or None,
@@ -186,6 +197,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                     "profile": s.profile,
                     "theta": s.theta,
                     "t_max": s.t_max,
+                    "max_iterations": s.max_iterations,
                     "delta": s.delta,
                     "critic": s.critic,
                     "index": s.index,

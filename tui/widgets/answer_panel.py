@@ -12,8 +12,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from scim_edge.types import Answer, Passage
-from scim_edge.wording import counted
+from scim_edge.types import Answer, IterationRecord, Passage
+from scim_edge.wording import counted, source_labels
 from tui.formatting import (
     TIER_CLASSES,
     TIER_STYLES,
@@ -30,6 +30,17 @@ from tui.widgets.item_row import ItemRow
 def section_of(c: dict[str, str], passages: dict[str, Passage]) -> str:
     p = passages.get(c.get("doc_id", ""))
     return c.get("section") or (p.section if p is not None else "")
+
+
+def returned_iteration(a: Answer) -> IterationRecord | None:
+    """The iteration whose answer the loop returned (SCIM may return an earlier one than
+    its last); None for a safe stop, whose rounds' answers were not given."""
+    if a.status == "insufficient_evidence":
+        return None
+    same = [it for it in a.iterations if it.answer.strip() == a.answer.strip()]
+    # rounds may give the same text with other scores: the returned one carries Q
+    scored = [it for it in same if abs(it.scores.get("quality", -1.0) - a.quality) < 5e-4]
+    return (scored or same or [None])[-1]
 
 
 class AnswerPanel(Vertical):
@@ -87,9 +98,12 @@ class AnswerPanel(Vertical):
         if a.citations:
             safe_stop = a.status == "insufficient_evidence"
             parts = [("Passages read\n" if safe_stop else "Sources\n", "bold")]
-            for n, c in enumerate(a.citations, 1):
+            labels = source_labels(
+                [(c.get("title", c.get("doc_id", "")), section_of(c, self.passages),
+                  c.get("doc_id", "")) for c in a.citations]
+            )  # fmt: skip
+            for n, (c, label) in enumerate(zip(a.citations, labels, strict=True), 1):
                 doc_id = c.get("doc_id", "")
-                label = source_label(c.get("title", doc_id), section_of(c, self.passages))
                 parts += [
                     (f"[{n}] ", "dim"),
                     (label, f"underline @click=app.show_passage('{doc_id}')"),
@@ -100,11 +114,13 @@ class AnswerPanel(Vertical):
             yield Static(Content.assemble(*parts), classes="answer-citations")
         else:
             yield Static(Content.styled("No sources.", "dim"), classes="answer-citations")
-        last = a.iterations[-1] if a.iterations else None
+        returned = returned_iteration(a)
+        # θ beside Q only where Q is what the loop compared (not the Critic's confidence)
+        theta = None if a.bindings.get("quality") == "learned" else self.theta
         with Collapsible(title="Details: quality scores, loop", classes="answer-details"):
-            if last is not None and last.scores:
+            if returned is not None and returned.scores:
                 row = ItemRow(sep="   ", classes="answer-scores")
-                row.set_items(score_items(last.scores, self.theta))
+                row.set_items(score_items(returned.scores, theta))
                 yield row
             yield Static(
                 Content.assemble(

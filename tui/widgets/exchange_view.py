@@ -11,6 +11,8 @@ from tui.session import Exchange
 from tui.widgets.answer_panel import AnswerPanel
 from tui.widgets.timeline import Timeline
 
+QUALITY_STOP_LOOPS = ("scim", "single-dim")
+
 
 class ExchangeView(Vertical):
     DEFAULT_CLASSES = "exchange"
@@ -19,7 +21,9 @@ class ExchangeView(Vertical):
         super().__init__(id=f"exchange-{exchange.id}")
         self.exchange = exchange
         critic = exchange.loop == "simrag"
-        self.timeline = Timeline(None if critic else exchange.theta, animate, critic=critic)
+        # only SCIM and single-dim stop on θ; the others run a fixed count or ask a Critic
+        theta = exchange.theta if exchange.loop in QUALITY_STOP_LOOPS else None
+        self.timeline = Timeline(theta, animate, critic=critic)
 
     def compose(self):
         ex = self.exchange
@@ -36,7 +40,7 @@ class ExchangeView(Vertical):
     async def apply(self, event: Event) -> None:
         if isinstance(event, Final):
             self.timeline.finish()
-            theta = self.exchange.theta if self.exchange.loop != "simrag" else None
+            theta = self.exchange.theta if self.exchange.loop in QUALITY_STOP_LOOPS else None
             await self.mount(AnswerPanel(event.answer, self.exchange.passages, theta))
         else:
             await self.timeline.apply(event)

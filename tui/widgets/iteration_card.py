@@ -44,6 +44,14 @@ REASON_WORDS = {
 }
 
 
+# the same reasons when θ is compared with the round's calibrated confidence
+CONFIDENCE_REASONS = {
+    "accepted": "confidence {p}% ≥ θ {theta}%",
+    "continue": "confidence {p}% < θ {theta}%: retrieve again",
+    "quality_declined": "confidence {p}% fell by δ or more: the previous answer is kept",
+}
+
+
 CRITIC_LABELS = tuple(label.strip().lower() for label in (NO_EVIDENCE, UNSUPPORTED))
 
 
@@ -97,10 +105,19 @@ class IterationCard(Vertical):
     DEFAULT_CLASSES = "iteration-card"
 
     def __init__(
-        self, t: int, mode: str, queries: list[str], theta: float | None, critic: bool = False
+        self,
+        t: int,
+        mode: str,
+        queries: list[str],
+        theta: float | None,
+        critic: bool = False,
+        learned: bool = False,
     ) -> None:
         super().__init__()
         self.critic = critic  # a critic loop (simrag): the critic's line carries the reason
+        # SCIM compares θ with the round's calibrated confidence (`--quality learned`), not
+        # with Q: the scores then show Q alone, and the decision names the confidence
+        self.learned = learned
         self.retrieved_any = False
         self.t = t
         self.mode = mode
@@ -171,7 +188,7 @@ class IterationCard(Vertical):
 
     def set_scored(self, ev: Scored) -> None:
         if not self.critic:  # a critic loop's scores are in the critic's own line
-            self._scores.show_scores(ev.report.scores(), self.theta)
+            self._scores.show_scores(ev.report.scores(), self._q_theta)
         self._add_time("evaluation", ev.ms)
 
     def set_critiqued(self, ev: Critiqued) -> None:
@@ -203,7 +220,7 @@ class IterationCard(Vertical):
             self._answer.update(Content.assemble(("answer ", "dim"), one_line(rec.answer)))
             self._answer.display = True
         if rec.scores and not self.critic:
-            self._scores.show_scores(rec.scores, self.theta)
+            self._scores.show_scores(rec.scores, self._q_theta)
         words, style = DECISION_WORDS.get(ev.decision, (ev.decision, "bold"))
         parts: list = [("decision ", "dim"), (words, f"bold {style}")]
         if self.critic:
@@ -211,8 +228,8 @@ class IterationCard(Vertical):
         elif ev.reason == "no_evidence" and self.retrieved_any:
             parts.append(f" — {REASON_WORDS['no_content_words']}")
         elif ev.reason:
-            parts.append(f" — {REASON_WORDS.get(ev.reason, one_line(ev.reason, 200))}")
-        if rec.confidence is not None:
+            parts.append(f" — {self._reason_words(ev.reason, rec.confidence)}")
+        if rec.confidence is not None and not self._compares_confidence(ev.reason):
             parts.append((f"  · confidence {round(100 * rec.confidence)}%", "dim"))
         self._decision.update(Content.assemble(*parts))
         self._decision.display = True
@@ -220,6 +237,24 @@ class IterationCard(Vertical):
             self.timing = dict(rec.timing_ms)
             self._show_timing()
         self.set_class(True, f"-decision-{ev.decision.replace('_', '-')}")
+
+    @property
+    def _q_theta(self) -> float | None:
+        """θ beside Q in the score bars: only where Q is what the loop compares with it."""
+        return None if self.learned else self.theta
+
+    def _compares_confidence(self, reason: str) -> bool:
+        return self.learned and self.theta is not None and reason in CONFIDENCE_REASONS
+
+    def _reason_words(self, reason: str, confidence: float | None) -> str:
+        """The decision's reason as the loop took it: against θ with what it compared
+        (Q, or the calibrated confidence), and no θ for loops that never compare."""
+        if self.theta is None and reason == "continue":
+            return "next round of a fixed run"
+        if self._compares_confidence(reason) and confidence is not None:
+            p, theta = round(100 * confidence), round(100 * self.theta)
+            return CONFIDENCE_REASONS[reason].format(p=p, theta=theta)
+        return REASON_WORDS.get(reason, one_line(reason, 200))
 
     def _add_time(self, key: str, ms: float) -> None:
         self.timing[key] = self.timing.get(key, 0.0) + float(ms)

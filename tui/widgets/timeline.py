@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.containers import Vertical
 
 from scim_edge.types import (
+    Bindings,
     Critiqued,
     Decided,
     Event,
@@ -26,6 +27,7 @@ class Timeline(Vertical):
         super().__init__()
         self.theta = theta
         self.critic = critic
+        self.learned = False  # θ is compared with the Critic's confidence, not with Q
         self.cards: dict[int, IterationCard] = {}
         self.titles: dict[str, str] = {}
         self.indicator = StepIndicator(animate=animate)
@@ -36,7 +38,9 @@ class Timeline(Vertical):
     async def apply(self, event: Event) -> None:
         """Route one trace event to its card, creating the card when it starts."""
         t = getattr(event, "t", None)
-        if isinstance(event, IterationStarted):
+        if isinstance(event, Bindings):
+            self.learned = event.bindings.get("quality") == "learned"
+        elif isinstance(event, IterationStarted):
             await self._card(t, event.mode, event.queries)
             self.indicator.set_step(t, f"{event.mode} iteration starting")
         elif isinstance(event, StepStarted):
@@ -66,8 +70,9 @@ class Timeline(Vertical):
         card = self.cards.get(t)
         if card is None:
             card = IterationCard(
-                t, mode or "iteration", list(queries or []), self.theta, critic=self.critic
-            )
+                t, mode or "iteration", list(queries or []), self.theta, critic=self.critic,
+                learned=self.learned,
+            )  # fmt: skip
             self.cards[t] = card
             await self.mount(card, before=self.indicator)
         return card
