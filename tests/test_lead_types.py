@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from scim_edge.generation import reader_features as rf
 from scim_edge.lead_types import LeadTypes, lead_type
 from scim_edge.practice.questions import make_question, pairs_from_passages
@@ -216,6 +218,20 @@ def test_the_question_head_is_the_noun_after_its_adjective():
 
 def test_the_question_head_is_the_last_noun_of_a_compound():
     assert rf.question_head("To which bird family do bulbuls belong?") == "family"
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("What name is usually given to a mushroom that is poisonous?", "name"),
+        ("Which word means a fear of spiders?", "word"),
+        ("What is the name of the river that flows through Paris?", "river"),
+    ],
+)
+def test_a_label_word_before_the_verb_is_the_head(question, head):
+    """ "What name is given to…" asks for a name (so the article "Name" is not its topic);
+    "What is the name of the river…" still asks for a river."""
+    assert rf.question_head(question) == head
 
 
 def test_the_question_head_follows_a_possessor():

@@ -172,6 +172,9 @@ _NUMBER_HINTS = frozenset(
 )
 _HEAD_SKIP = frozenset("is was are were the a an name names called kind type sort of".split())
 _HEAD_QUALIFIERS = frozenset("other only same main most own".split())
+# "What name is given to…" asks for a name, where "What is the name of the river…" asks
+# for a river: a label word (`_LABEL_STEMS`) right after the wh-word, then a verb, is the head
+_LABEL_VERBS = frozenset("is was are were do does did describes means refers".split())
 _POSSESSIVE = frozenset({"s", "'s", "’s"})
 _ENDS_HEAD_TAGS = frozenset({"VB", "VBD", "VBP", "VBZ", "RB", "MD"})  # finite verbs, adverbs
 
@@ -220,6 +223,9 @@ def question_head(question: str) -> str:
     for i, w in enumerate(low):
         if w not in ("what", "which"):
             continue
+        if (i + 2 < len(low) and tu.stem(low[i + 1]) in _LABEL_STEMS
+                and low[i + 2] in _LABEL_VERBS):  # fmt: skip
+            return low[i + 1]  # "What name is given to…", "Which word means…": a label
         run: list[str] = []
         after_names = False  # the run was ended by a name: a possessive may follow it
         for k in range(i + 1, len(low)):
