@@ -536,3 +536,30 @@ async def test_the_settings_budget_limits_simrag_too(sample_index, tmp_path):
         assert app.settings.max_iterations == 1
         await ask(pilot, "How much did Actrius gross?")
         assert len(last_answer(app).iterations) == 1
+
+
+@run_async
+async def test_a_palette_choice_under_the_open_settings_survives_apply(sample_index, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.choose(loop="simrag")  # what the palette's "Loop: simrag" runs
+        await pilot.pause()
+        assert app.screen.query_one("#loop", Select).value == "simrag"
+        await pilot.click("#apply")
+        await pilot.pause()
+        assert app.settings.loop == "simrag"
+
+
+@run_async
+async def test_f1_opens_the_help_over_the_settings(sample_index, tmp_path):
+    from tui.screens.help import HelpScreen
+
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)

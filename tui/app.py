@@ -264,6 +264,8 @@ class ScimEdgeApp(App[None]):
         reopen = (settings.index, settings.model) != (self.settings.index, self.settings.model)
         self.settings = settings
         self.main.settings_changed(settings)
+        if isinstance(self.screen, SettingsScreen):  # a palette choice under the open form
+            self.screen.reload(settings)
         self.notify("Settings apply from the next question.", timeout=3)
         if reopen:
             self.main.status.set_note("opening the index…")

@@ -103,6 +103,7 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
         Binding("enter", "use", "Use", show=True),
         Binding("delete,d", "remove", "Remove"),
         Binding("b", "focus_dump", "Build…"),
+        Binding("f1", "app.help", "Help"),
     ]
 
     def __init__(self) -> None:

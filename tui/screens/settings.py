@@ -6,6 +6,7 @@ file (merged into what is already there, so unrelated keys survive).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 
 from textual import on
@@ -13,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
+from textual.widgets.select import InvalidSelectValueError
 
 from scim_edge.errors import ConfigError, UserError
 from scim_edge.settings import CRITICS, LOOPS, PROFILES, Settings, read_config, save_config
@@ -56,6 +58,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save"),
+        Binding("f1", "app.help", "Help"),
     ]
 
     def __init__(
@@ -157,6 +160,20 @@ class SettingsScreen(ModalScreen[Settings | None]):
             s = with_profile(self.settings, str(event.value))
             self.query_one("#theta", Input).value = f"{s.theta:g}"
             self.query_one("#t_max", Input).value = str(budget_of(s))
+
+    def reload(self, settings: Settings) -> None:
+        """Show `settings` in the form: a choice made in the command palette while the form
+        is open must not be undone by its Apply."""
+        self.settings = settings
+        values = {"#loop": settings.loop, "#profile": settings.profile,
+                  "#critic": settings.critic, "#index": settings.index or "",
+                  "#model": settings.model or ""}  # fmt: skip
+        for selector, value in values.items():
+            with contextlib.suppress(InvalidSelectValueError):  # not offered: left as shown
+                self.query_one(selector, Select).value = value
+        self.query_one("#theta", Input).value = f"{settings.theta:g}"
+        self.query_one("#t_max", Input).value = str(budget_of(settings))
+        self.query_one("#delta", Input).value = f"{settings.delta:g}"
 
     def collect(self) -> Settings:
         """The settings the form describes; raises ConfigError on a bad value."""
