@@ -453,7 +453,7 @@ def fingerprint(settings: Settings, index: str, generator: str, qa_bytes: bytes)
     """What must not change between an interrupted run and its resumption."""
     s = settings.to_dict()
     s.pop("loop", None)
-    s.pop("index", None)  # as typed ("sample" or its folder): `index` says which it is
+    s.pop("index", None)  # as typed ("sample" or its folder): `index` names it
     return {
         "settings": s,
         "index": index,
@@ -855,8 +855,7 @@ def evaluate(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     settings: Settings = engine.settings
     generator = getattr(engine.generator, "name", str(engine.generator))
-    index = str(getattr(getattr(engine, "retriever", None), "path", "") or engine.index_name)
-    fp = fingerprint(settings, index, generator, qa_bytes)
+    fp = fingerprint(settings, engine.index_name, generator, qa_bytes)
     done = prepare_out(out, fp, resume)
     records = run_all(
         engine.answer, runs, items, out, done, progress, warmup=warmup, bind=oracle_binder(engine)
