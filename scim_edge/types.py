@@ -130,6 +130,17 @@ class Answer:
     # user-facing `tier` is derived from it when present (Q stays in `quality`).
     confidence: float | None = None
 
+    def returned_round(self) -> IterationRecord | None:
+        """The round whose answer the loop returned (SCIM may return an earlier one than
+        its last, and rounds may give the same text with other scores: the returned one
+        carries the answer's Q); None for a safe stop, whose rounds' answers were not
+        given."""
+        if self.status == "insufficient_evidence":
+            return None
+        same = [it for it in self.iterations if it.answer.strip() == self.answer.strip()]
+        scored = [it for it in same if abs(it.scores.get("quality", -1.0) - self.quality) < 5e-4]
+        return (scored or same or [None])[-1]
+
     def to_dict(self, *, with_passages: bool = False) -> dict[str, Any]:
         d = {
             "question": self.question,

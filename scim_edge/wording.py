@@ -69,6 +69,21 @@ def confidence_words(answer: Answer) -> str:
 GENERATOR_WORDS = {"extractive": "the extractive reader"}
 
 
+def confidence_note(answer: Answer) -> str:
+    """Why the answer's confidence differs from its round's, when it does: a loop of
+    several rounds reads the returned answer with how its rounds agreed
+    (`Confidence.across_rounds`), so the accepting round's card may say 93% and the
+    answer 90%. "" when they agree (as one round always does)."""
+    r = answer.returned_round()
+    if answer.confidence is None or r is None or r.confidence is None:
+        return ""
+    mine, its = round(100 * answer.confidence), round(100 * r.confidence)
+    if mine == its:
+        return ""
+    return (f"The answer's {mine}% weighs how the rounds agreed; round {r.t} alone read "
+            f"{its}%.")  # fmt: skip
+
+
 def generator_words(name: str) -> str:
     """Which generator produced an answer, in words: the extractive reader or Flan-T5."""
     if not name:

@@ -50,7 +50,9 @@ def test_ask_json_scim_end_to_end(capsys, sample_index):
     else:
         assert d["quality"] == pytest.approx(scores[-1], abs=1e-3)
     assert d["bindings"]["retriever"]
-    assert d["trace"][0]["kind"] == "iteration_started"
+    # what the run binds comes first (for SCIM: whether θ is set against Q or confidence)
+    assert [e["kind"] for e in d["trace"][:2]] == ["bindings", "iteration_started"]
+    assert d["trace"][0]["bindings"]["quality"] == d["bindings"]["quality"]
 
 
 def test_ask_json_records_the_text_tools(capsys, sample_index):
@@ -168,9 +170,9 @@ def test_ask_with_an_installed_onnx_model(capsys, sample_index, tmp_path_factory
     assert d["generator"].startswith(f"{src.name} (onnx cpu")
     it = d["iterations"][0]
     assert it["timing_ms"]["generation"] > 0
-    assert d["trace"][4]["kind"] == "generated"
-    assert 0 < d["trace"][4]["output_tokens"] <= 4
-    assert d["trace"][4]["input_tokens"] <= 1024
+    generated = next(e for e in d["trace"] if e["kind"] == "generated")
+    assert 0 < generated["output_tokens"] <= 4
+    assert generated["input_tokens"] <= 1024
 
 
 def test_prompt_respects_the_model_tokenizer_caps(tmp_path_factory):
@@ -249,3 +251,25 @@ def test_source_labels_number_only_the_repeats():
 
     labels = source_labels([("A", "", "1-0"), ("A", "", "1-4"), ("A", "History", "1-7")])
     assert labels == ["A · passage 1", "A · passage 5", "A › History"]
+
+
+def test_details_say_why_the_answers_confidence_differs_from_its_rounds(capsys, sample_index):
+    """SCIM reads its returned answer with how the rounds agreed: the details say so when
+    that moves the figure the accepting round showed."""
+    d = ask_json(capsys, sample_index, "Who wrote Animal Farm?")
+    returned = [it for it in d["iterations"] if it["decision"] == "accept"][-1]
+    assert round(100 * d["confidence"]) != round(100 * returned["confidence"])
+    rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
+                       "--model", "extractive", "--details")  # fmt: skip
+    assert rc == 0, err
+    assert (
+        f"The answer's {round(100 * d['confidence'])}% weighs how the rounds agreed; "
+        f"round {returned['t']} alone read {round(100 * returned['confidence'])}%."
+    ) in out
+
+
+def test_one_round_has_no_confidence_note(capsys, sample_index):
+    rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
+                       "--model", "extractive", "--loop", "standard", "--details")  # fmt: skip
+    assert rc == 0, err
+    assert "weighs how the rounds agreed" not in out

@@ -563,3 +563,15 @@ async def test_f1_opens_the_help_over_the_settings(sample_index, tmp_path):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
+
+
+@run_async
+async def test_the_answer_details_say_why_its_confidence_differs_from_its_round(
+    sample_index, tmp_path
+):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(pilot, "Who wrote Animal Farm?")
+        answer = last_answer(app)
+        note = app.screen.query_one(AnswerPanel).query_one(".answer-confidence-note", Static)
+        assert f"The answer's {round(100 * answer.confidence)}%" in plain(note)

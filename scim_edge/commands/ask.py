@@ -15,6 +15,7 @@ from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
 from scim_edge.types import DIMENSIONS, Answer
 from scim_edge.wording import (
+    confidence_note,
     confidence_words,
     fmt_ms,
     generator_words,
@@ -245,6 +246,8 @@ def format_answer(a: Answer, details: bool = False) -> str:
             f"Loop {a.loop} · profile {a.profile} · status {a.status} · stop {a.stop_reason} · "
             f"Q {a.quality:.2f}"
         )
+        if note := confidence_note(a):
+            lines.append(note)
         lines.extend(iteration_table(a))
     return "\n".join(lines)
 

@@ -12,8 +12,8 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Collapsible, Static
 
-from scim_edge.types import Answer, IterationRecord, Passage
-from scim_edge.wording import counted, source_labels
+from scim_edge.types import Answer, Passage
+from scim_edge.wording import confidence_note, counted, source_labels
 from tui.formatting import (
     TIER_CLASSES,
     TIER_STYLES,
@@ -30,17 +30,6 @@ from tui.widgets.item_row import ItemRow
 def section_of(c: dict[str, str], passages: dict[str, Passage]) -> str:
     p = passages.get(c.get("doc_id", ""))
     return c.get("section") or (p.section if p is not None else "")
-
-
-def returned_iteration(a: Answer) -> IterationRecord | None:
-    """The iteration whose answer the loop returned (SCIM may return an earlier one than
-    its last); None for a safe stop, whose rounds' answers were not given."""
-    if a.status == "insufficient_evidence":
-        return None
-    same = [it for it in a.iterations if it.answer.strip() == a.answer.strip()]
-    # rounds may give the same text with other scores: the returned one carries Q
-    scored = [it for it in same if abs(it.scores.get("quality", -1.0) - a.quality) < 5e-4]
-    return (scored or same or [None])[-1]
 
 
 class AnswerPanel(Vertical):
@@ -114,7 +103,7 @@ class AnswerPanel(Vertical):
             yield Static(Content.assemble(*parts), classes="answer-citations")
         else:
             yield Static(Content.styled("No sources.", "dim"), classes="answer-citations")
-        returned = returned_iteration(a)
+        returned = a.returned_round()
         # θ beside Q only where Q is what the loop compared (not the Critic's confidence)
         theta = None if a.bindings.get("quality") == "learned" else self.theta
         with Collapsible(title="Details: quality scores, loop", classes="answer-details"):
@@ -122,6 +111,8 @@ class AnswerPanel(Vertical):
                 row = ItemRow(sep="   ", classes="answer-scores")
                 row.set_items(score_items(returned.scores, theta))
                 yield row
+            if note := confidence_note(a):
+                yield Static(Content.styled(note, "dim"), classes="answer-confidence-note")
             yield Static(
                 Content.assemble(
                     ("Q ", "dim"),
