@@ -200,6 +200,22 @@ def test_practice_says_when_the_shipped_reader_stays(sample_index, monkeypatch, 
         assert "fitted here: it picks 70.0%" in line
 
 
+def test_practice_names_the_static_variant_as_the_vector_slot_does(
+    sample_index, monkeypatch, capsys
+):
+    from scim_edge.practice import runner
+
+    manifest = {"pairs": {"total": 100, "train": 80, "heldout": 20}, "rounds": 300,
+                "heldout_round1": {}, "critic": {},
+                "reader": {"used": "own", "heldout_top1_given_present": 0.7,
+                           "sentence_similarity": "all-MiniLM-L6-v2, static"}}  # fmt: skip
+    monkeypatch.setattr(runner, "run_practice",
+                        lambda *a, **k: runner.PracticeResult(sample_index, manifest))  # fmt: skip
+    assert main(["practice", "--index", str(sample_index)]) == 0
+    out = capsys.readouterr().out
+    assert "with all-MiniLM-L6-v2 (static variant, the index's vectors)" in out
+
+
 def test_practice_leaves_no_partial_folder(practised):
     assert not store.partial_dir(practised).exists()
 

@@ -72,8 +72,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"                 {reader['given_names']} given names: the index's people's and "
               f"those the shipped reader knows")  # fmt: skip
     if reader.get("sentence_similarity"):
-        print(f"                 sentences measured against the question with "
-              f"{reader['sentence_similarity']} (the index's vectors)")  # fmt: skip
+        # stored as "NAME" or "NAME, static"; said as the vector slot says it
+        name, _, variant = str(reader["sentence_similarity"]).partition(", ")
+        how = f"{variant} variant, the index's vectors" if variant else "the index's vectors"
+        print(f"                 sentences measured against the question with {name} "
+              f"({how})")  # fmt: skip
     h = m["heldout_round1"]
     if h.get("em") is not None:
         print(f"  first round    held-out EM {h['em']:.1%}, answer in passages "
