@@ -91,9 +91,9 @@ def _load_embedding(
     if path is None:
         raise ModelError(
             "no embedding model is installed",
-            hint="export all-MiniLM-L6-v2 on a connected machine with `scim-edge models "
-            "export --from sentence-transformers/all-MiniLM-L6-v2 --kind embedding`, then "
-            "`scim-edge models import DIR` here",
+            hint="install all-MiniLM-L6-v2 with `scim-edge models export --from "
+            "sentence-transformers/all-MiniLM-L6-v2 --kind embedding` (the network once; "
+            "for a machine without it, bring the model in a bundle: `scim-edge bundle`)",
         )
     path = Path(getattr(path, "path", path))
     model = EmbeddingModel.load(path, variant=available_variant(path, variant), threads=threads)

@@ -28,6 +28,7 @@ from scim_edge.atomic import is_hidden_temp
 from scim_edge.errors import IndexError_, UserError
 from scim_edge.textutil import STOPWORDS
 from scim_edge.types import Passage
+from scim_edge.wording import one_line
 
 DEFAULT_NAME = "default"
 MANIFEST = "manifest.json"
@@ -103,12 +104,6 @@ def _fix(path: Path) -> str:
         return f"rebuild it: scim-edge build-index DUMP --out {path} --force"
     target = f"--name {path.name} " if path.name != DEFAULT_NAME else ""
     return f"rebuild it: scim-edge build-index DUMP {target}--force"
-
-
-def _brief(error: BaseException, limit: int = 200) -> str:
-    """The error's text on one line, cut at a word when long."""
-    msg = " ".join(str(error).split())
-    return msg if len(msg) <= limit else msg[:limit].rsplit(" ", 1)[0] + " …"
 
 
 def resolve_index_dir(name_or_dir: Any = None) -> Path:
@@ -221,7 +216,8 @@ class BM25Retriever:
             index.reload()
         except (ValueError, OSError, RuntimeError) as e:
             raise IndexError_(
-                f"cannot open index at {path}: {_brief(e)}", hint=_fix(path)
+                f"cannot open index at {path}: {one_line(str(e), 200, at_word=True)}",
+                hint=_fix(path),
             ) from None
         return cls(path, index, manifest)
 
@@ -253,7 +249,7 @@ class BM25Retriever:
         return query
 
     def _corrupt(self, e: BaseException) -> IndexError_:
-        msg = _brief(e) or type(e).__name__
+        msg = one_line(str(e), 200, at_word=True) or type(e).__name__
         return IndexError_(
             f"index at {self.path} is corrupt or was removed: {msg}", hint=_fix(self.path)
         )

@@ -48,6 +48,10 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 LOOPS = ("scim", "simrag", "standard", "iter-retgen", "fixed-1", "fixed-2", "fixed-3", "single-dim")
+# the loops that stop on θ (Algorithm 1), and the one of them that may compare the Critic's
+# calibrated confidence with it (`quality`); single-dim, the paper's ablation, keeps its Q
+THETA_LOOPS = ("scim", "single-dim")
+LEARNED_QUALITY_LOOPS = ("scim",)
 CRITICS = ("trained", "heuristic", "model")
 QUALITY_MODES = ("auto", "paper", "learned")
 # "auto": hybrid (BM25 + MiniLM, fused by reciprocal rank) when the index has passage

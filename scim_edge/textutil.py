@@ -91,7 +91,7 @@ STOPWORDS: frozenset[str] = frozenset(
 _PUNCT_STRIP = "\"'`‘’“”.,;:!?()[]{}<>«»-–—/\\|*_~#^&%$@+="
 _WORD_RE = re.compile(r"\w", re.UNICODE)
 # a terminal's escape sequences (colours, cursor moves), as a paste from one may carry
-_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])")
+_ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
 def visible_text(text: str) -> str:

@@ -450,6 +450,8 @@ def named_path(name: str) -> Path:
         from scim_edge.retrieval import resolve_index_dir
 
         index_name = name.removeprefix("index:")
+        if not index_name.strip():
+            raise ModelError("'index:' names no index", hint="write index:NAME")
         path = resolve_index_dir(index_name) / "practice" / CRITIC_FILE
         if not path.is_file():
             raise ModelError(

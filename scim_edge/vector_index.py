@@ -523,7 +523,7 @@ def resolve_retriever(settings: Settings, bm25: Any, engine: Any | None = None) 
 
     `bm25` costs nothing extra; `vector` and `hybrid` need the index's embeddings (a
     one-line error says how to add them); `auto` is hybrid when they can be used, else
-    BM25; `--hyde` needs vector retrieval."""
+    BM25; `--hyde` needs vector or hybrid retrieval."""
     if isinstance(bm25, VectorRetriever | HybridRetriever):
         return bm25, ""
     kind = settings.retriever

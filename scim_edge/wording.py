@@ -38,11 +38,15 @@ def source_labels(entries: list[tuple[str, str, str]]) -> list[str]:
     return out
 
 
-def one_line(text: str, limit: int = 0) -> str:
-    """`text` on one line, cut to `limit` characters with an ellipsis (0: uncut)."""
+def one_line(text: str, limit: int = 0, *, at_word: bool = False) -> str:
+    """`text` on one line, cut to `limit` characters with an ellipsis (0: uncut); with
+    `at_word`, the cut falls between words."""
     text = " ".join(text.split())
     if limit and len(text) > limit:
-        return text[: limit - 1] + "…"
+        cut = text[: limit - 1]
+        if at_word and " " in cut:
+            cut = cut.rsplit(" ", 1)[0] + " "
+        return cut + "…"
     return text
 
 
@@ -70,18 +74,18 @@ GENERATOR_WORDS = {"extractive": "the extractive reader"}
 
 
 def confidence_note(answer: Answer) -> str:
-    """Why the answer's confidence differs from its round's, when it does: a loop of
-    several rounds reads the returned answer with how its rounds agreed
-    (`Confidence.across_rounds`), so the accepting round's card may say 93% and the
-    answer 90%. "" when they agree (as one round always does)."""
+    """Why the answer's confidence differs from its round's, when it does: a loop that may
+    run several rounds reads the answer it returns once more, with how its rounds agreed
+    (`Confidence.across_rounds`), so the accepting round's card may say 93% and the answer
+    90%. "" when they agree."""
     r = answer.returned_round()
     if answer.confidence is None or r is None or r.confidence is None:
         return ""
     mine, its = round(100 * answer.confidence), round(100 * r.confidence)
     if mine == its:
         return ""
-    return (f"The answer's {mine}% weighs how the rounds agreed; round {r.t} alone read "
-            f"{its}%.")  # fmt: skip
+    return (f"The answer's {mine}% is the Critic's second look at the answer the loop "
+            f"returned, with how its rounds agreed; round {r.t} alone read {its}%.")  # fmt: skip
 
 
 def generator_words(name: str) -> str:

@@ -210,6 +210,7 @@ def test_no_embedding_model_names_the_commands_that_install_one(capsys, sample_i
         (["--loop", "standard", "--max-iterations", "5"], "--max-iterations"),
         (["--loop", "simrag", "--theta", "0.2"], "--theta"),
         (["--loop", "iter-retgen", "--quality", "paper"], "--quality"),
+        (["--loop", "single-dim", "--quality", "learned"], "--quality"),  # it keeps its Q
     ],
 )
 def test_an_option_the_loop_would_ignore_is_refused(argv, flag, capsys, sample_index):
@@ -219,7 +220,7 @@ def test_an_option_the_loop_would_ignore_is_refused(argv, flag, capsys, sample_i
     lines = err.strip().splitlines()
     assert rc == 2
     assert len(lines) == 1
-    assert f"{flag} does not apply to --loop {argv[1]}" in lines[0]
+    assert f"{flag} does not apply to the {argv[1]} loop" in lines[0]
 
 
 def test_an_option_the_loop_uses_is_taken(capsys, sample_index):
@@ -262,14 +263,13 @@ def test_details_say_why_the_answers_confidence_differs_from_its_rounds(capsys, 
     rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
                        "--model", "extractive", "--details")  # fmt: skip
     assert rc == 0, err
-    assert (
-        f"The answer's {round(100 * d['confidence'])}% weighs how the rounds agreed; "
-        f"round {returned['t']} alone read {round(100 * returned['confidence'])}%."
-    ) in out
+    assert f"The answer's {round(100 * d['confidence'])}% is the Critic's second look" in out
+    assert f"round {returned['t']} alone read {round(100 * returned['confidence'])}%." in out
 
 
-def test_one_round_has_no_confidence_note(capsys, sample_index):
+def test_a_single_pass_has_no_confidence_note(capsys, sample_index):
+    """Standard RAG's answer is its one round's: its confidence is that round's."""
     rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
                        "--model", "extractive", "--loop", "standard", "--details")  # fmt: skip
     assert rc == 0, err
-    assert "weighs how the rounds agreed" not in out
+    assert "second look" not in out

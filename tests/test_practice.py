@@ -213,7 +213,7 @@ def test_practice_names_the_static_variant_as_the_vector_slot_does(
                         lambda *a, **k: runner.PracticeResult(sample_index, manifest))  # fmt: skip
     assert main(["practice", "--index", str(sample_index)]) == 0
     out = capsys.readouterr().out
-    assert "with all-MiniLM-L6-v2 (static variant, the index's vectors)" in out
+    assert "with all-MiniLM-L6-v2 (static), the index's vectors" in out
 
 
 def test_practice_leaves_no_partial_folder(practised):

@@ -316,3 +316,12 @@ def test_a_folder_that_is_no_index_is_one_line_naming_out(argv, tmp_path, capsys
     assert len(err) == 1
     assert "not a scim-edge index" in err[0]
     assert "build-index DUMP --out" in err[0]
+
+
+def test_a_broken_installed_index_is_rebuilt_by_name(sample_index, isolated_home):
+    broken = isolated_home / "indexes" / "mine"
+    shutil.copytree(sample_index, broken)
+    (broken / "meta.json").write_text("{ not json")
+    with pytest.raises(IndexError_) as e:
+        BM25Retriever.open(broken)
+    assert "scim-edge build-index DUMP --name mine --force" in e.value.one_line()

@@ -732,12 +732,15 @@ def test_a_critic_whose_model_names_no_features_is_damaged_not_outdated(tmp_path
 
 
 @pytest.mark.parametrize("which", ["default", "index"])
-def test_critic_model_takes_the_names_critic_list_shows(which, sample_index, tmp_path, capsys):
+def test_critic_model_takes_the_names_critic_list_shows(which, sample_index, isolated_home, capsys):
     """`critic list` names the shipped Critic "default" and an index's own "index:NAME";
-    `--critic-model` takes those names."""
+    `--critic-model` takes those names, as listed."""
     data = json.loads(tc.default_path().read_text())
-    index = _practised_index(sample_index, tmp_path, data)
-    name = "default" if which == "default" else f"index:{index}"
+    _practised_index(sample_index, isolated_home / "indexes", data, name="own")
+    assert main(["critic", "list", "--json"]) == 0
+    listed = {e["name"] for e in json.loads(capsys.readouterr().out)}
+    name = "default" if which == "default" else "index:own"
+    assert name in listed
     rc = main(["ask", "Who wrote Animal Farm?", "--index", str(sample_index), "--model",
                "extractive", "--loop", "standard", "--critic-model", name, "--json"])  # fmt: skip
     out = capsys.readouterr().out
@@ -754,3 +757,21 @@ def test_an_unknown_critic_model_is_one_line_naming_critic_list(sample_index, ca
     assert rc == 2
     assert len(err) == 1  # no engine note before the error
     assert "scim-edge critic list" in err[0]
+
+
+def test_a_trained_critic_cannot_take_the_shipped_ones_name(sample_index, capsys):
+    """`critic list` and `--critic-model` call the shipped Critic "default": a store
+    Critic of that name could never be chosen."""
+    rc = main(["critic", "train", "--index", str(sample_index), "--name", "default"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1
+    assert "the name 'default' is the shipped Critic's" in err[0]
+
+
+def test_an_index_prefix_without_a_name_is_refused(sample_index, capsys):
+    rc = main(["ask", "Who wrote Animal Farm?", "--index", str(sample_index), "--model",
+               "extractive", "--critic-model", "index:"])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert "'index:' names no index" in err[0]

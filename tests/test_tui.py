@@ -530,10 +530,12 @@ async def test_the_settings_budget_limits_simrag_too(sample_index, tmp_path):
         await pilot.press("ctrl+s")
         await pilot.pause()
         app.screen.query_one("#loop", Select).value = "simrag"
+        await pilot.pause()  # the field now shows simrag's budget
         app.screen.query_one("#t_max", Input).value = "1"
         await pilot.click("#apply")
         await pilot.pause()
         assert app.settings.max_iterations == 1
+        assert app.settings.t_max == 3  # SCIM's T_max is not what the field showed
         await ask(pilot, "How much did Actrius gross?")
         assert len(last_answer(app).iterations) == 1
 
@@ -574,4 +576,21 @@ async def test_the_answer_details_say_why_its_confidence_differs_from_its_round(
         await ask(pilot, "Who wrote Animal Farm?")
         answer = last_answer(app)
         note = app.screen.query_one(AnswerPanel).query_one(".answer-confidence-note", Static)
-        assert f"The answer's {round(100 * answer.confidence)}%" in plain(note)
+        assert (
+            f"The answer's {round(100 * answer.confidence)}% is the Critic's second look"
+            in plain(note)
+        )
+
+
+@run_async
+async def test_a_palette_choice_keeps_what_was_typed_in_the_settings(sample_index, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#theta", Input).value = "0.9"
+        app.choose(loop="fixed-2")
+        await pilot.pause()
+        await pilot.click("#apply")
+        await pilot.pause()
+        assert (app.settings.loop, app.settings.theta) == ("fixed-2", 0.9)

@@ -8,6 +8,7 @@ changes) in a thread worker, because opening an index and an ONNX model takes ti
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -262,10 +263,12 @@ class ScimEdgeApp(App[None]):
         if settings is None:
             return
         reopen = (settings.index, settings.model) != (self.settings.index, self.settings.model)
-        self.settings = settings
+        old, self.settings = self.settings, settings
         self.main.settings_changed(settings)
         if isinstance(self.screen, SettingsScreen):  # a palette choice under the open form
-            self.screen.reload(settings)
+            changed = [f.name for f in dataclasses.fields(settings)
+                       if getattr(old, f.name) != getattr(settings, f.name)]  # fmt: skip
+            self.screen.reload(settings, changed)
         self.notify("Settings apply from the next question.", timeout=3)
         if reopen:
             self.main.status.set_note("opening the index…")

@@ -13,6 +13,7 @@ from typing import Any
 from scim_edge.commands._args import nonempty, positive_int, thread_count, unit_float
 from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
+from scim_edge.settings import LEARNED_QUALITY_LOOPS, THETA_LOOPS
 from scim_edge.types import DIMENSIONS, Answer
 from scim_edge.wording import (
     confidence_note,
@@ -162,9 +163,9 @@ def run(args: argparse.Namespace) -> int:
 
 # The loops each option steers; any other loop would quietly ignore it.
 FLAG_LOOPS = {
-    "theta": ("--theta", ("scim", "single-dim")),
-    "quality": ("--quality", ("scim", "single-dim")),
-    "max_iterations": ("--max-iterations", ("scim", "single-dim", "iter-retgen", "simrag")),
+    "theta": ("--theta", THETA_LOOPS),
+    "quality": ("--quality", LEARNED_QUALITY_LOOPS),
+    "max_iterations": ("--max-iterations", (*THETA_LOOPS, "iter-retgen", "simrag")),
 }
 
 
@@ -174,7 +175,7 @@ def check_flags_apply(args: argparse.Namespace, loop: str) -> None:
     for attr, (flag, loops) in FLAG_LOOPS.items():
         if getattr(args, attr, None) is not None and loop not in loops:
             raise UserError(
-                f"{flag} does not apply to --loop {loop}",
+                f"{flag} does not apply to the {loop} loop",
                 hint=f"it steers {', '.join(loops)}",
             )
 

@@ -93,11 +93,16 @@ def run_train(args: argparse.Namespace) -> int:
     from scim_edge.settings import load_settings
     from scim_edge.trained_critic import ASKED_MIX_NOTE, train_from_rows
 
+    if args.name == "default":  # what `critic list` and `--critic-model` call the shipped one
+        from scim_edge.errors import UserError
+
+        raise UserError("the name 'default' is the shipped Critic's", hint="choose another --name")
     if args.fine_tune and not Path(args.fine_tune).expanduser().is_dir():
         from scim_edge.errors import UserError
 
+        where = Path(args.fine_tune).expanduser()
         raise UserError(
-            f"no such directory: {args.fine_tune}",
+            f"{where} is a file" if where.exists() else f"no such directory: {where}",
             hint="--fine-tune takes the folder of a Flan-T5 model in Hugging Face form",
         )
     index_dir, rows, manifest = _traces(args.index)

@@ -10,6 +10,7 @@ import sys
 
 from scim_edge import paths
 from scim_edge.commands._output import is_tty
+from scim_edge.wording import counted
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,8 +34,8 @@ def run(args: argparse.Namespace) -> int:
         c = m["counts"]
         print(
             f"Built the demo index at {out}: {c['articles']} articles, {c['passages']} passages, "
-            f"{c['aliases']} redirect aliases, {c['disambiguation']} disambiguation page"
-            f"{'' if c['disambiguation'] == 1 else 's'}."
+            f"{c['aliases']} redirect aliases, "
+            f"{counted(c['disambiguation'], 'disambiguation page')}."
         )
     else:
         print(f"Using the demo index at {out} (--force rebuilds it).")

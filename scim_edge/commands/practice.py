@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from index_builder.build import default_workers
     from scim_edge.engine import Engine
     from scim_edge.errors import UserError
-    from scim_edge.practice.runner import MIN_PAIRS, PracticeOptions, run_practice
+    from scim_edge.practice.runner import MIN_PAIRS, PracticeOptions, run_practice, similarity_label
     from scim_edge.settings import load_settings
     from scim_edge.trained_critic import ASKED_MIX_NOTE
 
@@ -72,11 +72,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"                 {reader['given_names']} given names: the index's people's and "
               f"those the shipped reader knows")  # fmt: skip
     if reader.get("sentence_similarity"):
-        # stored as "NAME" or "NAME, static"; said as the vector slot says it
-        name, _, variant = str(reader["sentence_similarity"]).partition(", ")
-        how = f"{variant} variant, the index's vectors" if variant else "the index's vectors"
-        print(f"                 sentences measured against the question with {name} "
-              f"({how})")  # fmt: skip
+        model = similarity_label(str(reader["sentence_similarity"]))
+        print(f"                 sentences measured against the question with {model}, "
+              f"the index's vectors")  # fmt: skip
     h = m["heldout_round1"]
     if h.get("em") is not None:
         print(f"  first round    held-out EM {h['em']:.1%}, answer in passages "

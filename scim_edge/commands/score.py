@@ -71,23 +71,24 @@ def run(args: argparse.Namespace) -> int:
     question = visible_text(args.question)
     if not question:
         raise UserError("the question is empty")
-    if not visible_text(args.answer):
+    answer = visible_text(args.answer)
+    if not answer:
         raise UserError("the answer is empty: there is nothing to score")
     passages = read_passages(Path(args.passages))
     settings = load_settings({"profile": args.profile})
-    report = Evaluator(settings).score(question, args.answer, passages)
+    report = Evaluator(settings).score(question, answer, passages)
     if args.json:
         print_json(
             {
                 "question": question,
-                "answer": args.answer,
+                "answer": answer,
                 "scores": report.scores(),
                 "tier": report.tier,
                 "weights": dict(zip(DIMENSIONS, settings.weights, strict=True)),
                 "missing_keywords": report.missing_keywords,
                 "unsupported_words": report.unsupported_words,
                 "patterns": report.patterns,
-                "confidence_cues": confidence(args.answer)[1],
+                "confidence_cues": confidence(answer)[1],
                 "well_formed_sentences": report.sentences,
                 "passages": len(passages),
             }
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     why = {
         "completeness": "missing keywords: " + (", ".join(report.missing_keywords) or "none"),
         "consistency": "unsupported words: " + (", ".join(report.unsupported_words) or "none"),
-        "confidence": "cues: " + (", ".join(confidence(args.answer)[1]) or "none"),
+        "confidence": "cues: " + (", ".join(confidence(answer)[1]) or "none"),
         "factuality": f"{len(report.patterns)} pattern(s): "
         + ("; ".join(report.patterns) or "none"),
         "coherence": f"{len(report.sentences)} well-formed sentence(s)",

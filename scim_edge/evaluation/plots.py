@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from scim_edge.evaluation.report import label
+from scim_edge.wording import counted
 
 NO_MATPLOTLIB = (
     "Plots skipped: matplotlib is not installed (install the `plots` extra: "
@@ -99,7 +100,7 @@ def iterations_plot(
     for i in range(1, max_it + 1):
         counts = [sum(1 for r in by_run[k] if r["iterations"] == i) for k in systems]
         xs = [j + (i - 1) * width for j in range(len(systems))]
-        ax.bar(xs, counts, width=width, label=f"{i} iteration{'s' if i > 1 else ''}")
+        ax.bar(xs, counts, width=width, label=counted(i, "iteration"))
     ax.set_xticks(
         [j + 0.4 - width / 2 for j in range(len(systems))],
         [label(k) for k in systems],

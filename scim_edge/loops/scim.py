@@ -81,7 +81,7 @@ from scim_edge.loops.base import (
 )
 from scim_edge.quality import Evaluator, RelevanceEvaluator, tier
 from scim_edge.scim_policy import Decision, algorithm1, returned
-from scim_edge.settings import Settings
+from scim_edge.settings import LEARNED_QUALITY_LOOPS, THETA_LOOPS, Settings
 from scim_edge.types import (
     Answer,
     Bindings,
@@ -149,7 +149,7 @@ class ScimFamilyLoop:
             self.iterations = int(name.split("-")[1])
         else:
             self.iterations = settings.t_max
-        self.quality_stop = name in ("scim", "single-dim")
+        self.quality_stop = name in THETA_LOOPS
         # set per run: "auto" means the calibrated confidence when a trained Critic fits
         self.learned = settings.quality == "learned" and self.quality_stop
         self.adaptive = name not in ("standard", "iter-retgen")
@@ -248,7 +248,7 @@ class ScimFamilyLoop:
         run.bindings["confidence"] = confidence.name
         # an evaluator that decides acceptance itself (the eval's oracle) keeps its Q
         self.learned = (
-            self.name == "scim"  # single-dim is the paper's ablation of Q: it keeps its score
+            self.name in LEARNED_QUALITY_LOOPS  # single-dim, the paper's ablation, keeps Q
             and not getattr(self.evaluator, "decides_acceptance", False)
             and (s.quality == "learned" or (s.quality == "auto" and confidence.available))
         )

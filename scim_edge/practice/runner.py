@@ -121,6 +121,12 @@ def similarity_name(similarity: Any) -> str:
     return f"{name}, static" if variant == "static" else name
 
 
+def similarity_label(stored: str) -> str:
+    """`similarity_name`'s "NAME, static" as the vector slot says it: "NAME (static)"."""
+    name, _, variant = stored.partition(", ")
+    return f"{name} ({variant})" if variant else name
+
+
 def features_key() -> str:
     """A short hash of the reader's and the Critic's feature names: a practice set made for
     other features can be neither resumed nor fitted on."""

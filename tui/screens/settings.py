@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+from collections.abc import Collection
 
 from textual import on
 from textual.binding import Binding
@@ -49,9 +50,19 @@ def _number(text: str, key: str, kind: type) -> float | int:
         raise ConfigError(f"{key} must be a number (got {text!r})") from None
 
 
+def budget_key(loop: str) -> str:
+    """The setting that bounds `loop`'s rounds: simrag's own limit, else SCIM's T_max."""
+    return "max_iterations" if loop == "simrag" else "t_max"
+
+
+def budgets_of(s: Settings) -> dict[str, str]:
+    """Both budgets, as the form's field shows them."""
+    return {"t_max": str(s.t_max), "max_iterations": str(s.max_iterations)}
+
+
 def budget_of(s: Settings) -> int:
-    """The iteration budget the chosen loop runs under (simrag has its own limit)."""
-    return s.max_iterations if s.loop == "simrag" else s.t_max
+    """The iteration budget the chosen loop runs under."""
+    return int(getattr(s, budget_key(s.loop)))
 
 
 class SettingsScreen(ModalScreen[Settings | None]):
@@ -73,6 +84,12 @@ class SettingsScreen(ModalScreen[Settings | None]):
         self.indexes = indexes
         self.models = models
         self.active_index = active_index
+        # the one "Iteration budget" field shows the chosen loop's; the other is kept
+        self.budgets = {
+            "t_max": str(settings.t_max),
+            "max_iterations": str(settings.max_iterations),
+        }
+        self.budget_loop = settings.loop
 
     def compose(self):
         s = self.settings
@@ -159,34 +176,41 @@ class SettingsScreen(ModalScreen[Settings | None]):
         if event.value in PROFILES:
             s = with_profile(self.settings, str(event.value))
             self.query_one("#theta", Input).value = f"{s.theta:g}"
-            self.query_one("#t_max", Input).value = str(budget_of(s))
+            self.budgets = budgets_of(s)
+            self.query_one("#t_max", Input).value = self.budgets[budget_key(self.budget_loop)]
 
-    def reload(self, settings: Settings) -> None:
-        """Show `settings` in the form: a choice made in the command palette while the form
-        is open must not be undone by its Apply."""
+    @on(Select.Changed, "#loop")
+    def _loop_changed(self, event: Select.Changed) -> None:
+        """Keep what the field says for the loop it was showing, and show the new one's."""
+        field = self.query_one("#t_max", Input)
+        self.budgets[budget_key(self.budget_loop)] = field.value
+        self.budget_loop = str(event.value)
+        field.value = self.budgets[budget_key(self.budget_loop)]
+
+    def reload(self, settings: Settings, changed: Collection[str]) -> None:
+        """Show the `changed` fields of `settings` in the form: a choice made in the command
+        palette while the form is open must not be undone by its Apply, nor may it undo
+        what the user typed into the other fields."""
         self.settings = settings
-        values = {"#loop": settings.loop, "#profile": settings.profile,
-                  "#critic": settings.critic, "#index": settings.index or "",
-                  "#model": settings.model or ""}  # fmt: skip
-        for selector, value in values.items():
-            with contextlib.suppress(InvalidSelectValueError):  # not offered: left as shown
-                self.query_one(selector, Select).value = value
-        self.query_one("#theta", Input).value = f"{settings.theta:g}"
-        self.query_one("#t_max", Input).value = str(budget_of(settings))
-        self.query_one("#delta", Input).value = f"{settings.delta:g}"
+        for key in ("loop", "profile", "critic", "index", "model"):
+            if key in changed:
+                with contextlib.suppress(InvalidSelectValueError):  # not offered: as shown
+                    self.query_one(f"#{key}", Select).value = getattr(settings, key) or ""
+        for key in ("theta", "delta"):
+            if key in changed:
+                self.query_one(f"#{key}", Input).value = f"{getattr(settings, key):g}"
 
     def collect(self) -> Settings:
         """The settings the form describes; raises ConfigError on a bad value."""
         s = with_profile(self.settings, str(self.query_one("#profile", Select).value))
+        loop = str(self.query_one("#loop", Select).value)
+        budgets = {**self.budgets, budget_key(loop): self.query_one("#t_max", Input).value}
         return s.replace(
-            loop=str(self.query_one("#loop", Select).value),
+            loop=loop,
             theta=float(_number(self.query_one("#theta", Input).value, "θ", float)),
-            # one budget for every loop, as `ask --max-iterations` sets it: SCIM's T_max
-            # and simrag's iteration limit
-            t_max=int(_number(self.query_one("#t_max", Input).value, "iteration budget", int)),
-            max_iterations=int(
-                _number(self.query_one("#t_max", Input).value, "iteration budget", int)
-            ),
+            # the field is the chosen loop's budget (SCIM's T_max or simrag's limit)
+            t_max=int(_number(budgets["t_max"], "iteration budget", int)),
+            max_iterations=int(_number(budgets["max_iterations"], "iteration budget", int)),
             delta=float(_number(self.query_one("#delta", Input).value, "δ", float)),
             critic=str(self.query_one("#critic", Select).value),
             index=str(self.query_one("#index", Select).value) or None,

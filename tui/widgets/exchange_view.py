@@ -6,12 +6,11 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
+from scim_edge.settings import THETA_LOOPS
 from scim_edge.types import Event, Final
 from tui.session import Exchange
 from tui.widgets.answer_panel import AnswerPanel
 from tui.widgets.timeline import Timeline
-
-QUALITY_STOP_LOOPS = ("scim", "single-dim")
 
 
 class ExchangeView(Vertical):
@@ -22,7 +21,7 @@ class ExchangeView(Vertical):
         self.exchange = exchange
         critic = exchange.loop == "simrag"
         # only SCIM and single-dim stop on θ; the others run a fixed count or ask a Critic
-        theta = exchange.theta if exchange.loop in QUALITY_STOP_LOOPS else None
+        theta = exchange.theta if exchange.loop in THETA_LOOPS else None
         self.timeline = Timeline(theta, animate, critic=critic)
 
     def compose(self):
@@ -40,7 +39,7 @@ class ExchangeView(Vertical):
     async def apply(self, event: Event) -> None:
         if isinstance(event, Final):
             self.timeline.finish()
-            theta = self.exchange.theta if self.exchange.loop in QUALITY_STOP_LOOPS else None
+            theta = self.exchange.theta if self.exchange.loop in THETA_LOOPS else None
             await self.mount(AnswerPanel(event.answer, self.exchange.passages, theta))
         else:
             await self.timeline.apply(event)
