@@ -65,6 +65,11 @@ async def ask(pilot, question: str, *, type_it: bool = False) -> None:
     await pilot.pause()
 
 
+async def open_settings(pilot) -> None:
+    await pilot.press("ctrl+s")
+    await pilot.pause()
+
+
 def ex_passages(app) -> dict:
     return app.exchanges[-1].passages
 
@@ -162,8 +167,7 @@ async def test_evidence_panel_and_settings_change_the_loop(sample_index, qa_dev,
         assert evidence.current == ex.cited_ids()[1]
 
         # Settings: switch to the standard loop; the next question runs one pass.
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#loop", Select).value = "standard"
         await pilot.click("#apply")
@@ -179,8 +183,7 @@ async def test_evidence_panel_and_settings_change_the_loop(sample_index, qa_dev,
         from scim_edge import paths
 
         paths.config_path().write_text("[settings]\nk1 = 4\n", encoding="utf-8")
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         app.screen.query_one("#theta", Input).value = "0.75"
         await pilot.click("#save")
         await pilot.pause()
@@ -193,8 +196,7 @@ async def test_evidence_panel_and_settings_change_the_loop(sample_index, qa_dev,
 async def test_settings_rejects_a_bad_value_without_closing(sample_index, tmp_path):
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         app.screen.query_one("#theta", Input).value = "1.5"
         await pilot.click("#apply")
         await pilot.pause()
@@ -457,8 +459,7 @@ def test_tui_command_refuses_a_missing_index_and_a_non_terminal():
 async def test_settings_buttons_are_in_view_on_an_80_by_24_terminal(sample_index, tmp_path):
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         box = app.screen.query_one("#settings-box").region
         apply = app.screen.query_one("#apply").region
         assert apply.bottom <= box.bottom - 1  # inside the border, not under it
@@ -527,8 +528,7 @@ async def test_the_settings_budget_limits_simrag_too(sample_index, tmp_path):
     `ask --max-iterations` sets both."""
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         app.screen.query_one("#loop", Select).value = "simrag"
         await pilot.pause()  # the field now shows simrag's budget
         app.screen.query_one("#t_max", Input).value = "1"
@@ -544,8 +544,7 @@ async def test_the_settings_budget_limits_simrag_too(sample_index, tmp_path):
 async def test_a_palette_choice_under_the_open_settings_survives_apply(sample_index, tmp_path):
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         app.choose(loop="simrag")  # what the palette's "Loop: simrag" runs
         await pilot.pause()
         assert app.screen.query_one("#loop", Select).value == "simrag"
@@ -560,8 +559,7 @@ async def test_f1_opens_the_help_over_the_settings(sample_index, tmp_path):
 
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -586,8 +584,7 @@ async def test_the_answer_details_say_why_its_confidence_differs_from_its_round(
 async def test_a_palette_choice_keeps_what_was_typed_in_the_settings(sample_index, tmp_path):
     app = app_for(sample_index, tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+s")
-        await pilot.pause()
+        await open_settings(pilot)
         app.screen.query_one("#theta", Input).value = "0.9"
         app.choose(loop="fixed-2")
         await pilot.pause()
