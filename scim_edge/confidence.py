@@ -30,6 +30,15 @@ from scim_edge.trained_critic import (
 __all__ = ["Confidence", "confidence_tier"]
 
 
+def trained_critic_name(settings: Any) -> str | None:
+    """The trained Critic `--critic-model` names; with `--critic model` it names the
+    Flan-T5 that judges simrag's rounds instead (a fine-tuned one, say), and the
+    confidence comes from the index's or the shipped trained Critic."""
+    if getattr(settings, "critic", None) == "model":
+        return None
+    return getattr(settings, "critic_model", None)
+
+
 @dataclass
 class Confidence:
     critic: TrainedCritic | None
@@ -92,7 +101,7 @@ class Confidence:
     def for_engine(cls, engine: Any, settings: Any, *, required: bool = False) -> Confidence:
         """The engine's Confidence, cached on it. `required` (`--quality learned`, `--critic
         trained` chosen explicitly) turns "no Critic" into a one-line error."""
-        key = ("confidence", getattr(settings, "critic_model", None))
+        key = ("confidence", trained_critic_name(settings))
         conf: Confidence = engine.cache.get(key, lambda: cls._load(engine, settings))
         if required and conf.critic is None:
             raise ModelError(
@@ -105,14 +114,14 @@ class Confidence:
     def disable(cls, engine: Any, settings: Any) -> None:
         """No confidence on this engine's answers (self-practice runs before any Critic)."""
         engine.cache.put(
-            ("confidence", getattr(settings, "critic_model", None)),
+            ("confidence", trained_critic_name(settings)),
             cls(None, "no Critic while practising"),
         )
 
     @classmethod
     def _load(cls, engine: Any, settings: Any) -> Confidence:
         index_dir = getattr(engine.retriever, "path", None)
-        name = getattr(settings, "critic_model", None)
+        name = trained_critic_name(settings)
         note = None
         try:
             critic = find(index_dir, name)

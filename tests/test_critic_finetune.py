@@ -48,6 +48,12 @@ def test_fine_tuned_critic_is_exported_and_judges(sample_index, tmp_path, capsys
     verdict = critic.judge("What is the capital of Aruba?", "Oranjestad",
                            engine.retriever.search("Aruba capital", 2))  # fmt: skip
     assert isinstance(verdict, Verdict)
+    # the way its docs say to use it: simrag judged by it, confidence from the trained one
+    capsys.readouterr()
+    rc = main(["ask", "What is the capital of Aruba?", "--index", str(index), "--model",
+               "extractive", "--loop", "simrag", "--critic", "model", "--critic-model",
+               "critic-t5", "--json"])  # fmt: skip
+    assert rc == 0, capsys.readouterr().err
 
 
 def test_fine_tune_needs_a_model_directory(sample_index, tmp_path, capsys):

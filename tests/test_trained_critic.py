@@ -775,3 +775,13 @@ def test_an_index_prefix_without_a_name_is_refused(sample_index, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2
     assert "'index:' names no index" in err[0]
+
+
+def test_with_the_model_critic_critic_model_names_the_judge_not_the_confidence(sample_index):
+    """`--critic model --critic-model NAME` names the Flan-T5 that judges simrag's rounds
+    (a fine-tuned Critic is one); the answer's confidence still comes from the trained
+    Critic, not from a lookup of NAME among trained Critics."""
+    settings = Settings(index=str(sample_index), model="extractive", loop="simrag",
+                        critic="model", critic_model="critic-t5")  # fmt: skip
+    engine = Engine.open(settings)
+    assert Confidence.for_engine(engine, settings).name == "trained:default"
