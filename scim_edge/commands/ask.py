@@ -68,7 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=nonempty,
         metavar="NAME",
         help="a trained Critic as `scim-edge critic list` names it: a store name, "
-        "index:NAME or default (without it: the index's own, else the shipped one)",
+        "index:NAME or default (without it: the index's own, else the shipped one); with "
+        "--critic model, the Flan-T5 that judges simrag's rounds",
     )
     p.add_argument(
         "--quality",
