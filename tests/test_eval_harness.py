@@ -306,6 +306,17 @@ def test_resume_takes_the_index_by_name_or_folder() -> None:
     assert by_name == by_dir
 
 
+def test_resume_refuses_an_index_rebuilt_in_between(tmp_path: Path) -> None:
+    """The first half's answers came from the index as it was built then."""
+    out = tmp_path / "out"
+    then = harness.fingerprint(Settings(), "sample", "g", b"q", "2026-12-01T10:00:00Z")
+    harness.prepare_out(out, then, resume=False)
+    (out / harness.PER_QUESTION).write_text('{"run": "standard", "id": "q1"}\n')
+    now = harness.fingerprint(Settings(), "sample", "g", b"q", "2026-12-04T09:00:00Z")
+    with pytest.raises(UserError, match="its index was built at 2026-12-01T10:00:00Z"):
+        harness.prepare_out(out, now, resume=True)
+
+
 def test_loop_error_is_recorded_and_retried_on_resume(qa_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     res = _evaluate(FakeEngine(fail_on="q2"), qa_file, out, ["scim"])

@@ -449,14 +449,19 @@ def _repair_tail(path: Path) -> None:
         f.truncate(cut)
 
 
-def fingerprint(settings: Settings, index: str, generator: str, qa_bytes: bytes) -> dict[str, Any]:
-    """What must not change between an interrupted run and its resumption."""
+def fingerprint(
+    settings: Settings, index: str, generator: str, qa_bytes: bytes, index_built: str = ""
+) -> dict[str, Any]:
+    """What must not change between an interrupted run and its resumption: among it the
+    index by name and by when it was built, so that an index rebuilt in between (or
+    another folder of the same name) is not taken for the one the first half read."""
     s = settings.to_dict()
     s.pop("loop", None)
     s.pop("index", None)  # as typed ("sample" or its folder): `index` names it
     return {
         "settings": s,
         "index": index,
+        "index_built": index_built,
         "generator": generator,
         "qa_sha256": hashlib.sha256(qa_bytes).hexdigest(),
         "text_tools": tu.text_tools(),
@@ -485,7 +490,7 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
         except (OSError, json.JSONDecodeError):
             old = None
         if old is not None:
-            for key in ("qa_sha256", "index", "generator", "settings"):
+            for key in ("qa_sha256", "index", "index_built", "generator", "settings"):
                 if old.get(key) != fp[key]:
                     raise UserError(
                         f"cannot resume {out}: {_what_differs(key, old.get(key), fp[key])}"
@@ -500,6 +505,8 @@ def _what_differs(key: str, then: Any, now: Any) -> str:
     """One clause naming what keeps a run from being resumed, with both values."""
     if key == "qa_sha256":
         return "the QA file differs from the interrupted run's"
+    if key == "index_built":
+        return f"its index was built at {then or 'an unknown time'} and now at {now}"
     if key == "settings" and isinstance(then, dict) and isinstance(now, dict):
         for k in sorted(set(then) | set(now)):
             if then.get(k) != now.get(k):
@@ -855,7 +862,9 @@ def evaluate(
     started = datetime.now(UTC).isoformat(timespec="seconds")
     settings: Settings = engine.settings
     generator = getattr(engine.generator, "name", str(engine.generator))
-    fp = fingerprint(settings, engine.index_name, generator, qa_bytes)
+    manifest = getattr(getattr(engine, "retriever", None), "manifest", None) or {}
+    built = str(manifest.get("built_at", "")) if isinstance(manifest, dict) else ""
+    fp = fingerprint(settings, engine.index_name, generator, qa_bytes, built)
     done = prepare_out(out, fp, resume)
     records = run_all(
         engine.answer, runs, items, out, done, progress, warmup=warmup, bind=oracle_binder(engine)
