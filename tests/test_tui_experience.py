@@ -245,6 +245,14 @@ async def press_and_settle(pilot, *keys: str) -> None:
 
 
 @run_async
+async def test_the_index_manager_footer_names_enter(sample_index, tmp_path):
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_index_manager(app, pilot)
+        assert "enter" in footer_keys(screen)
+
+
+@run_async
 async def test_index_manager_lists_builds_switches_and_removes(sample_index, tmp_path):
     from scim_edge.demo import demo_dump_path
 

@@ -95,6 +95,13 @@ def remove_index(path: Path) -> None:
     shutil.rmtree(hidden, ignore_errors=True)
 
 
+class IndexTable(DataTable):
+    """The list of indexes; Enter uses the row (the table's own Enter, which the footer
+    would not name, shadowed the screen's "Use")."""
+
+    BINDINGS = [Binding("enter", "select_cursor", "Use", show=True)]
+
+
 class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
     app: ScimEdgeApp
 
@@ -116,7 +123,7 @@ class IndexManagerScreen(IndexBuilding, ModalScreen[None]):
         with Vertical(id="manager-box") as box:
             box.border_title = "Indexes"
             box.border_subtitle = "Enter uses · d removes · Esc closes"
-            yield DataTable(id="index-table", cursor_type="row", zebra_stripes=True)
+            yield IndexTable(id="index-table", cursor_type="row", zebra_stripes=True)
             yield Static("Build an index from a Wikipedia dump:", classes="manager-label")
             with Horizontal(id="manager-build-row"):
                 yield Input(
