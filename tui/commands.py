@@ -37,7 +37,7 @@ def palette_commands(app: ScimEdgeApp) -> Iterator[PaletteCommand]:
         "Index manager", "list, build, switch and remove indexes", app.action_index_manager
     )
     yield PaletteCommand(
-        "Settings", "loop, profile, θ, T_max, δ, index, model", app.action_settings
+        "Settings", "loop, profile, θ, iteration budget, δ, index, model", app.action_settings
     )
     yield PaletteCommand(
         "Copy the answer", "the answer, its support and sources", app.action_copy_answer

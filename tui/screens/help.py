@@ -34,7 +34,7 @@ highlighted.
 | Ctrl+P | the command palette: loop, profile, index, model, export, copy, … |
 | F2 | the index manager: list, build, switch and remove indexes |
 | Ctrl+E | focus the evidence panel (↑/↓ pick a passage, `a` reads the whole article) |
-| Ctrl+S | settings: loop, profile, θ, T_max, δ, critic, index, model |
+| Ctrl+S | settings: loop, profile, θ, iteration budget, δ, critic, index, model |
 | Ctrl+Y | copy the last answer, its support and its sources (with URLs) |
 | Ctrl+O | export the session as Markdown and JSON traces |
 | Tab | move between the history, evidence and input |

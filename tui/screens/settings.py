@@ -1,4 +1,4 @@
-"""The settings screen: loop, profile, θ, T_max, δ, critic, index and model.
+"""The settings screen: loop, profile, θ, the iteration budget, δ, critic, index and model.
 
 Apply returns new Settings for the next question; Save also writes them to the config
 file (merged into what is already there, so unrelated keys survive).
