@@ -7,6 +7,8 @@ outside `--json`.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Answer
 
 
@@ -26,9 +28,7 @@ def source_labels(entries: list[tuple[str, str, str]]) -> list[str]:
     one section would read the same: "Animal Farm · passage 2" (the passage's place in its
     article, from its id `<page>-<n>`)."""
     plain = [source_label(title, section) for title, section, _ in entries]
-    seen: dict[str, int] = {}
-    for label in plain:
-        seen[label] = seen.get(label, 0) + 1
+    seen = Counter(plain)
     out = []
     for label, (_, _, doc_id) in zip(plain, entries, strict=True):
         n = doc_id.rpartition("-")[2]

@@ -70,6 +70,11 @@ async def open_settings(pilot) -> None:
     await pilot.pause()
 
 
+async def apply_settings(pilot) -> None:
+    await pilot.click("#apply")
+    await pilot.pause()
+
+
 def ex_passages(app) -> dict:
     return app.exchanges[-1].passages
 
@@ -170,8 +175,7 @@ async def test_evidence_panel_and_settings_change_the_loop(sample_index, qa_dev,
         await open_settings(pilot)
         assert isinstance(app.screen, SettingsScreen)
         app.screen.query_one("#loop", Select).value = "standard"
-        await pilot.click("#apply")
-        await pilot.pause()
+        await apply_settings(pilot)
         assert not isinstance(app.screen, SettingsScreen)
         assert app.settings.loop == "standard"
         await ask(pilot, question)
@@ -198,8 +202,7 @@ async def test_settings_rejects_a_bad_value_without_closing(sample_index, tmp_pa
     async with app.run_test(size=SIZE) as pilot:
         await open_settings(pilot)
         app.screen.query_one("#theta", Input).value = "1.5"
-        await pilot.click("#apply")
-        await pilot.pause()
+        await apply_settings(pilot)
         assert isinstance(app.screen, SettingsScreen)
         assert "theta" in plain(app.screen.query_one("#settings-error", Static))
         await pilot.press("escape")
@@ -532,8 +535,7 @@ async def test_the_settings_budget_limits_simrag_too(sample_index, tmp_path):
         app.screen.query_one("#loop", Select).value = "simrag"
         await pilot.pause()  # the field now shows simrag's budget
         app.screen.query_one("#t_max", Input).value = "1"
-        await pilot.click("#apply")
-        await pilot.pause()
+        await apply_settings(pilot)
         assert app.settings.max_iterations == 1
         assert app.settings.t_max == 3  # SCIM's T_max is not what the field showed
         await ask(pilot, "How much did Actrius gross?")
@@ -548,8 +550,7 @@ async def test_a_palette_choice_under_the_open_settings_survives_apply(sample_in
         app.choose(loop="simrag")  # what the palette's "Loop: simrag" runs
         await pilot.pause()
         assert app.screen.query_one("#loop", Select).value == "simrag"
-        await pilot.click("#apply")
-        await pilot.pause()
+        await apply_settings(pilot)
         assert app.settings.loop == "simrag"
 
 
@@ -588,6 +589,5 @@ async def test_a_palette_choice_keeps_what_was_typed_in_the_settings(sample_inde
         app.screen.query_one("#theta", Input).value = "0.9"
         app.choose(loop="fixed-2")
         await pilot.pause()
-        await pilot.click("#apply")
-        await pilot.pause()
+        await apply_settings(pilot)
         assert (app.settings.loop, app.settings.theta) == ("fixed-2", 0.9)

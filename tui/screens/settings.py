@@ -60,11 +60,6 @@ def budgets_of(s: Settings) -> dict[str, str]:
     return {"t_max": str(s.t_max), "max_iterations": str(s.max_iterations)}
 
 
-def budget_of(s: Settings) -> int:
-    """The iteration budget the chosen loop runs under."""
-    return int(getattr(s, budget_key(s.loop)))
-
-
 class SettingsScreen(ModalScreen[Settings | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel"),
@@ -134,7 +129,7 @@ class SettingsScreen(ModalScreen[Settings | None]):
                 )
                 yield from self._row(
                     "Iteration budget",
-                    Input(str(budget_of(s)), id="t_max", type="integer"),
+                    Input(self.budgets[budget_key(s.loop)], id="t_max", type="integer"),
                 )
                 yield from self._row(
                     "δ (decline)", Input(f"{s.delta:g}", id="delta", type="number")
