@@ -370,3 +370,12 @@ def test_unbundle_truncated_or_not_a_tar(demo_index, tmp_path, capsys):
         assert re.search(why, err), err
         assert "Traceback" not in err
         assert not (tmp_path / "h" / "indexes").exists()
+
+
+def test_an_empty_bundle_name_is_refused(demo_index, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["bundle", "", "--index", str(demo_index)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exc.value.code == 2
+    assert len(err) == 1
+    assert "must not be empty" in err[0]

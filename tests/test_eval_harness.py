@@ -605,3 +605,12 @@ def test_a_system_that_cannot_run_is_one_line_before_any_note(
     assert len(err) == 1
     assert "--critic model needs an installed Flan-T5 model" in err[0]
     assert not out.exists()
+
+
+def test_resume_of_a_folder_with_no_run_is_refused(qa_file: Path, tmp_path: Path) -> None:
+    """A mistyped --out with --resume would silently start over; it is refused, and the
+    folder is not created."""
+    out = tmp_path / "typo"
+    with pytest.raises(UserError, match="nothing to resume in"):
+        _evaluate(FakeEngine(), qa_file, out, ["standard"], resume=True)
+    assert not out.exists()

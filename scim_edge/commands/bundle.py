@@ -18,7 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "BUNDLE.json of sha256 hashes, to carry to a machine without network. With no "
         "--index and no --model, every installed index and model goes in.",
     )
-    p.add_argument("out", metavar="OUT.tar", help="archive to write (.tar, .tar.gz or .tgz)")
+    p.add_argument(
+        "out", type=nonempty, metavar="OUT.tar", help="archive to write (.tar, .tar.gz or .tgz)"
+    )
     p.add_argument(
         "--index",
         type=nonempty,

@@ -6,7 +6,7 @@ import argparse
 import statistics
 import sys
 
-from scim_edge.commands._args import bounded_int, positive_int, thread_count
+from scim_edge.commands._args import bounded_int, nonempty, positive_int, thread_count
 from scim_edge.commands._output import is_tty, print_json
 from scim_edge.errors import ModelError
 
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.set_defaults(func=run_export)
 
     i = msub.add_parser("import", help="install an already exported model directory")
-    i.add_argument("dir", metavar="DIR")
+    i.add_argument("dir", type=nonempty, metavar="DIR")
     i.add_argument("--name")
     i.add_argument("--force", action="store_true")
     i.set_defaults(func=run_import)

@@ -472,6 +472,11 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
     """Create `out`, check it against `--resume`, and return the records already there."""
     from scim_edge.atomic import write_text
 
+    if resume and not (out / RUN_FILE).is_file():  # every run writes it before a question
+        raise UserError(
+            f"nothing to resume in {out}: no run was started there",
+            hint="check the --out folder, or run without --resume",
+        )
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
