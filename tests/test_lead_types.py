@@ -36,6 +36,25 @@ def test_life_dates_in_the_first_parentheses_make_a_person():
     assert lead.person
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hawaii is an island state of the United States, in the Pacific Ocean about 2,000 "
+        "miles (3,200 km) southwest of the U.S. mainland.",
+        "The Salween is a Southeast Asian river, about 3,289 km (2,044 mi) long.",
+        "Agra is a city about 230 km (140 mi) south-east of New Delhi.",
+        "Rotterdam has an area of 319.4 km2 (123.3 sq mi).",
+        "Skyscraper is a tall building of at least 100 metres (328 ft).",
+    ],
+)
+def test_a_measure_in_the_first_parentheses_is_no_life_date(text):
+    assert not lead_type(text).person
+
+
+def test_a_year_of_birth_alone_still_makes_a_person():
+    assert lead_type("Ada Smith (born 1950) is a writer.").person
+
+
 def test_a_lead_that_says_he_is_about_a_person():
     lead = lead_type("Edwin Hubble was an American astronomer. He showed that his galaxies moved.")
     assert lead.person
