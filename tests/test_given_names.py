@@ -74,11 +74,6 @@ def test_a_place_whose_lead_gives_its_size_in_parentheses_gives_no_name():
     assert "salween" not in given_names([river])
 
 
-def test_the_shipped_reader_knows_no_name_of_a_place_read_by_its_size():
-    names = load_weights(default_weights_path()).meta[NAMES_KEY]
-    assert not {"salween", "kamchatka", "ngorongoro", "puncak"} & set(names)
-
-
 def test_a_word_the_leads_write_in_lower_case_is_not_a_name():
     assert "western" not in given_names(LEADS)
 
