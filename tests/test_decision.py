@@ -107,7 +107,41 @@ def test_loop_budget_force_accepts_last_answer_with_disclaimer():
     _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55], passages=[*PASSAGES, more])
     assert (ans.status, ans.stop_reason, ans.answer) == ("force_accepted", "budget", "answer 3")
     assert [it.decision for it in ans.iterations] == ["continue", "continue", "force_accept"]
-    assert ans.disclaimers and "Uncertain" in ans.disclaimers[0]
+    assert ans.disclaimers and "iteration budget spent" in ans.disclaimers[0]
+
+
+def test_a_forced_accept_names_what_the_loop_compared_with_theta():
+    _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55], passages=_three_rounds())
+    compared = "its confidence" if ans.bindings.get("quality") == "learned" else "its Q"
+    assert f"before {compared} reached θ" in ans.disclaimers[0]
+
+
+def test_a_forced_accept_gives_no_trust_label_of_its_own():
+    # the confidence tier is the trust a user reads; the note says what happened
+    _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55], passages=_three_rounds())
+    assert "Uncertain" not in ans.disclaimers[0]
+
+
+def test_the_forced_accept_note_gives_theta_as_a_probability_when_confidence_decides():
+    from scim_edge.loops.base import force_accept_disclaimer
+
+    note = force_accept_disclaimer("no_new_evidence", 0.7, learned=True)
+    assert "(no new evidence) before its confidence reached θ (70%)" in note
+
+
+def test_the_forced_accept_note_gives_theta_as_a_score_when_q_decides():
+    from scim_edge.loops.base import force_accept_disclaimer
+
+    assert "before its Q reached θ (0.70)" in force_accept_disclaimer("budget", 0.7, False)
+
+
+def _three_rounds():
+    from scim_fakes import PASSAGES
+
+    from scim_edge.types import Passage
+
+    more = Passage("7-0", "Ford's Theatre", "", "Abraham Lincoln was shot in its box in 1865.")
+    return [*PASSAGES, more]
 
 
 def test_loop_decline_returns_previous_answer():

@@ -242,8 +242,8 @@ class FakeEngine:
                 loop=s.loop,
                 profile=s.profile,
                 disclaimers=[
-                    "Uncertain answer: it did not reach the quality threshold and was accepted "
-                    "because the loop stopped (budget). Check it against the cited passages."
+                    "Accepted because the loop stopped (iteration budget spent) before its "
+                    "confidence reached θ (70%). Check it against the cited passages."
                 ]
                 if forced
                 else [],

@@ -43,9 +43,11 @@ STEP_BUCKETS = {
     "critique": "evaluation",
 }
 
+# What happened, not a second trust label: the confidence tier says how far to trust the
+# answer ("Uncertain answer" beside "Medium confidence · 66%" said two things at once)
 FORCE_ACCEPT_DISCLAIMER = (
-    "Uncertain answer: it did not reach the quality threshold and was accepted because the "
-    "loop stopped ({reason}). Check it against the cited passages."
+    "Accepted because the loop stopped ({reason}) before {measure} reached θ ({theta}). "
+    "Check it against the cited passages."
 )
 NO_EVIDENCE_DISCLAIMER = "No passage in the index supports an answer to this question."
 REVIEW_NOTE = "Flagged for human review: the answer was force-accepted under the {profile} profile."
@@ -306,8 +308,16 @@ def make_bindings(engine: Any, settings: Any, **slots: str) -> dict[str, str]:
     return out
 
 
-def force_accept_disclaimer(reason: str) -> str:
-    return FORCE_ACCEPT_DISCLAIMER.format(reason=reason.replace("_", " "))
+def force_accept_disclaimer(reason: str, theta: float, learned: bool) -> str:
+    """The note on an answer SCIM accepted without passing θ: why the loop stopped, and
+    what it had compared with θ (the calibrated confidence, a probability, or the paper's
+    Q)."""
+    measure, bar = ("its confidence", f"{theta:.0%}") if learned else ("its Q", f"{theta:.2f}")
+    words = _STOP_WORDS.get(reason, reason.replace("_", " "))
+    return FORCE_ACCEPT_DISCLAIMER.format(reason=words, measure=measure, theta=bar)
+
+
+_STOP_WORDS = {"budget": "iteration budget spent"}
 
 
 def hallucination_warning(consistency: float, threshold: float, unsupported: Sequence[str]) -> str:

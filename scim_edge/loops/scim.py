@@ -338,7 +338,7 @@ class ScimFamilyLoop:
         status = "force_accepted" if decision == "force_accept" else "accepted"
         needs_review = False
         if status == "force_accepted":
-            run.disclaimers.append(force_accept_disclaimer(reason))
+            run.disclaimers.append(force_accept_disclaimer(reason, s.theta, self.learned))
             if s.review_force_accepted:
                 needs_review = True
                 run.disclaimers.append(REVIEW_NOTE.format(profile=s.profile))
