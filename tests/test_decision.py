@@ -98,13 +98,7 @@ def test_loop_accepts_at_t2():
 
 
 def test_loop_budget_force_accepts_last_answer_with_disclaimer():
-    from scim_fakes import PASSAGES
-
-    from scim_edge.types import Passage
-
-    # enough passages about Abraham Lincoln for three rounds
-    more = Passage("7-0", "Ford's Theatre", "", "Abraham Lincoln was shot in its box in 1865.")
-    _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55], passages=[*PASSAGES, more])
+    _, ans, _ = run_loop("scim", [0.5, 0.52, 0.55], passages=_three_rounds())
     assert (ans.status, ans.stop_reason, ans.answer) == ("force_accepted", "budget", "answer 3")
     assert [it.decision for it in ans.iterations] == ["continue", "continue", "force_accept"]
     assert ans.disclaimers and "iteration budget spent" in ans.disclaimers[0]
@@ -136,6 +130,7 @@ def test_the_forced_accept_note_gives_theta_as_a_score_when_q_decides():
 
 
 def _three_rounds():
+    """Enough passages about Abraham Lincoln for three rounds."""
     from scim_fakes import PASSAGES
 
     from scim_edge.types import Passage

@@ -49,6 +49,7 @@ FORCE_ACCEPT_DISCLAIMER = (
     "Accepted because the loop stopped ({reason}) before {measure} reached θ ({theta}). "
     "Check it against the cited passages."
 )
+_STOP_WORDS = {"budget": "iteration budget spent"}  # the rest read as they are named
 NO_EVIDENCE_DISCLAIMER = "No passage in the index supports an answer to this question."
 REVIEW_NOTE = "Flagged for human review: the answer was force-accepted under the {profile} profile."
 HALLUCINATION_WARNING = (
@@ -315,9 +316,6 @@ def force_accept_disclaimer(reason: str, theta: float, learned: bool) -> str:
     measure, bar = ("its confidence", f"{theta:.0%}") if learned else ("its Q", f"{theta:.2f}")
     words = _STOP_WORDS.get(reason, reason.replace("_", " "))
     return FORCE_ACCEPT_DISCLAIMER.format(reason=words, measure=measure, theta=bar)
-
-
-_STOP_WORDS = {"budget": "iteration budget spent"}
 
 
 def hallucination_warning(consistency: float, threshold: float, unsupported: Sequence[str]) -> str:
