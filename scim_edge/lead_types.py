@@ -73,11 +73,10 @@ def lead_type(text: str) -> LeadType:
     first = next(iter(tu.sentences(text)), "")
     if not first:
         return UNKNOWN
-    parens = _PARENS.findall(first)
-    if parens and _LIFE_DATES.search(parens[0]):
+    person, thing = _pronoun_verdict(text)
+    dated = _dated(first)
+    if dated == "subject" or (dated and not thing):
         person, thing = True, False
-    else:
-        person, thing = _pronoun_verdict(text)
     plain = _PARENS.sub("", first)
     tags = tu.pos_tags(plain)
     at = next(
@@ -91,6 +90,22 @@ def lead_type(text: str) -> LeadType:
     if not (person or thing):
         person = _head_then_who(definition, heads)
     return LeadType(heads, person, thing)
+
+
+def _dated(first: str) -> str:
+    """Where the first sentence's first parentheses give life dates: "subject" when they
+    come before its copula, beside the name it defines ("Ivan Turgenev (1818–1883) was …"),
+    "later" when after it, where they may belong to another name ("an epic poem by John
+    Milton (1608–1674)", so they count only when the lead does not call its subject "it"),
+    "" when they give none."""
+    found = _PARENS.search(first)
+    if found is None or not _LIFE_DATES.search(found.group(1)):
+        return ""
+    copula = _COPULA_WORD.search(first)
+    return "subject" if copula is None or found.start() < copula.start() else "later"
+
+
+_COPULA_WORD = re.compile(rf"\b(?:{'|'.join(sorted(_COPULAS))})\b")
 
 
 _WHO_REACH = 4  # words from the head to "who": "philosopher of Classical Athens who"

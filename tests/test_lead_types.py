@@ -55,6 +55,20 @@ def test_a_year_of_birth_alone_still_makes_a_person():
     assert lead_type("Ada Smith (born 1950) is a writer.").person
 
 
+def test_life_dates_after_the_copula_do_not_make_a_thing_a_person():
+    # the dates are the poet's, beside his name; the lead calls its subject "it"
+    lead = lead_type(
+        "Paradise Lost is an epic poem by the English poet John Milton (1608–1674). It was "
+        "first published in 1667. It is considered his major work."
+    )
+    assert not lead.person
+
+
+def test_life_dates_after_the_copula_still_make_a_person_of_a_lead_without_it():
+    lead = lead_type("Wang Xizhi was a Chinese calligrapher of the Jin dynasty (266–420).")
+    assert lead.person
+
+
 def test_a_lead_that_says_he_is_about_a_person():
     lead = lead_type("Edwin Hubble was an American astronomer. He showed that his galaxies moved.")
     assert lead.person
