@@ -49,7 +49,8 @@ CACHE = 65536  # names remembered per index
 @dataclass(frozen=True)
 class LeadType:
     """The head nouns of a lead's definition (lower-case, as written), whether the lead is
-    about a person (life dates in its first parentheses, it speaks of its subject as "he"
+    about a person (life dates in its first parentheses, unless they come after the copula in
+    a lead that speaks of its subject as "it"; it speaks of its subject as "he"
     or "she", or, where it says neither, its definition's head takes the relative "who")
     and whether it is about a thing (it speaks of its subject as "it"). A lead with none of
     these is neither: "Homer was an ancient Greek poet. Homer was highly revered …" says
