@@ -10,7 +10,7 @@ the real engine; this one only pins what is drawn.
 Scenarios:
 - "answered": SCIM, continue then accept; high tier, confidence 0.87, one support sentence;
 - "forced": SCIM, continue then force-accept at T_max; low tier, confidence 0.18, the
-  uncertainty disclaimer and the hallucination warning;
+  forced-accept note and the hallucination warning;
 - "insufficient": the simrag loop: the critic rejects for missing evidence, the follow-up
   search finds nothing new, and the loop stops safely;
 - "crash": raises before its first event (a broken index file, say).

@@ -47,7 +47,8 @@ stop_reason values:
 An answer served from the efficiency profile's cache keeps its stored status and
 stop_reason and says `bindings["cache"] == "hit"`.
 
-Force-accepted answers carry an uncertainty disclaimer. Profiles add: a hallucination
+Force-accepted answers carry a note: why the loop stopped, and what it had compared with θ
+(the confidence tier stays the one trust label). Profiles add: a hallucination
 warning when the final answer's consistency is below `settings.hallucination_warning`
 (high-stakes), `needs_review` on force-accept (high-stakes), and an answer cache keyed by
 (question, index, model) under `paths.cache_dir()` (efficiency).
