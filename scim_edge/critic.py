@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from scim_edge.textutil import stem as _stem_lower
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Passage, QualityReport, Verdict
+from scim_edge.wording import percent
 
 if TYPE_CHECKING:
     from scim_edge.settings import Settings
@@ -856,7 +857,7 @@ _SCORE_REASON = re.compile(r"^confidence \d+% [<≥] \d+%$")
 def score_reason(probability: float, threshold: float) -> str:
     """The trained Critic's reason for its verdict: its confidence against the threshold."""
     sign = "≥" if probability >= threshold else "<"
-    return f"confidence {probability:.0%} {sign} {threshold:.0%}"
+    return f"confidence {percent(probability)}% {sign} {percent(threshold)}%"
 
 
 def is_score_reason(reason: str) -> bool:

@@ -7,6 +7,7 @@ outside `--json`.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Answer
@@ -61,12 +62,19 @@ def fmt_ms(ms: float | None) -> str:
     return f"{ms / 1000:.1f} s"
 
 
+def percent(p: float) -> int:
+    """A probability in whole percents, rounded down, so that a value under a bound (High's
+    70%, θ) never reads as reaching it: 0.697 is 69%, where rounding showed "Medium
+    confidence · 70%" and "confidence 70% < θ 70%"."""
+    return math.floor(100 * p + 1e-9)
+
+
 def confidence_words(answer: Answer) -> str:
     """The trust label a user reads: the tier, with the calibrated probability when there
     is one (`high confidence · 87%`); without it the tier comes from Q and says so."""
     tier = answer.tier or "low"
     if answer.confidence is not None:
-        return f"{tier} confidence · {round(100 * answer.confidence)}%"
+        return f"{tier} confidence · {percent(answer.confidence)}%"
     return f"{tier} confidence (from Q {answer.quality:.2f})"
 
 
@@ -81,7 +89,7 @@ def confidence_note(answer: Answer) -> str:
     r = answer.returned_round()
     if answer.confidence is None or r is None or r.confidence is None:
         return ""
-    mine, its = round(100 * answer.confidence), round(100 * r.confidence)
+    mine, its = percent(answer.confidence), percent(r.confidence)
     if mine == its:
         return ""
     return (f"The answer's {mine}% is the Critic's second look at the answer the loop "

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from scim_edge.cli import main
-from scim_edge.types import DIMENSIONS, INSUFFICIENT_EVIDENCE
+from scim_edge.types import DIMENSIONS, INSUFFICIENT_EVIDENCE, Answer
+from scim_edge.wording import percent
 
 
 def ask(capsys, *argv: str) -> tuple[int, str, str]:
@@ -247,6 +248,25 @@ def test_sources_of_one_section_are_told_apart(capsys, sample_index):
     assert len(set(labels)) == len(labels)
 
 
+def test_a_confidence_under_high_never_reads_as_high_s_70_percent():
+    from scim_edge.wording import confidence_words
+
+    answer = Answer(question="q", answer="a", status="accepted", stop_reason="accepted",
+                    tier="medium", quality=0.8, citations=[], generator="extractive",
+                    index="sample", iterations=[], timing_ms={}, confidence=0.697)  # fmt: skip
+    assert confidence_words(answer) == "medium confidence · 69%"
+
+
+def test_a_verdict_under_its_threshold_never_reads_as_reaching_it():
+    from scim_edge.critic import score_reason
+
+    assert score_reason(0.497, 0.5) == "confidence 49% < 50%"
+
+
+def test_a_percent_is_whole_where_the_float_falls_short():
+    assert percent(0.29) == 29  # 0.29 * 100 is 28.999…
+
+
 def test_source_labels_number_only_the_repeats():
     from scim_edge.wording import source_labels
 
@@ -259,12 +279,12 @@ def test_details_say_why_the_answers_confidence_differs_from_its_rounds(capsys, 
     that moves the figure the accepting round showed."""
     d = ask_json(capsys, sample_index, "Who wrote Animal Farm?")
     returned = [it for it in d["iterations"] if it["decision"] == "accept"][-1]
-    assert round(100 * d["confidence"]) != round(100 * returned["confidence"])
+    assert percent(d["confidence"]) != percent(returned["confidence"])
     rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),
                        "--model", "extractive", "--details")  # fmt: skip
     assert rc == 0, err
-    assert f"The answer's {round(100 * d['confidence'])}% is the Critic's second look" in out
-    assert f"round {returned['t']} alone read {round(100 * returned['confidence'])}%." in out
+    assert f"The answer's {percent(d['confidence'])}% is the Critic's second look" in out
+    assert f"round {returned['t']} alone read {percent(returned['confidence'])}%." in out
 
 
 def test_a_single_pass_has_no_confidence_note(capsys, sample_index):

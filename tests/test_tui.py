@@ -20,6 +20,7 @@ from scim_edge.engine import Engine
 from scim_edge.errors import UserError
 from scim_edge.settings import Settings
 from scim_edge.types import Answer, IterationRecord
+from scim_edge.wording import percent
 from tui.app import make_app
 from tui.formatting import highlight, question_words, stop_reason_words
 from tui.screens.settings import SettingsScreen
@@ -483,7 +484,7 @@ async def test_a_scim_round_says_it_compared_the_confidence_with_theta(sample_in
         assert answer.bindings["quality"] == "learned"
         first = answer.iterations[0]
         lines = decision_lines(app)
-        assert f"confidence {round(100 * first.confidence)}% < θ 70%" in lines[0]
+        assert f"confidence {percent(first.confidence)}% < θ 70%" in lines[0]
         bars = app.screen.query(IterationCard).first()._scores
         assert "θ" not in " ".join(item.plain for item in bars.items)
 

@@ -21,6 +21,7 @@ from scim_edge.wording import (
     fmt_ms,
     generator_words,
     one_line,
+    percent,
     source_label,
     source_labels,
     stop_reason_words,
@@ -276,6 +277,6 @@ def iteration_table(a: Answer) -> list[str]:
         out.append(f"     new: {new}")
         out.append(f"     all ({len(it.doc_ids)}): {', '.join(it.doc_ids) or 'none'}")
         if it.answer:  # what this round answered, and how likely that was right
-            sure = "" if it.confidence is None else f" · confidence {it.confidence:.0%}"
+            sure = "" if it.confidence is None else f" · confidence {percent(it.confidence)}%"
             out.append(f"     answer: {one_line(it.answer, ANSWER_CHARS)}{sure}")
     return out

@@ -17,6 +17,7 @@ from scim_edge.types import (
     Scored,
     Verdict,
 )
+from scim_edge.wording import percent
 from tui.formatting import one_line, timing_items
 from tui.sources import source_label
 from tui.widgets.item_row import ItemRow
@@ -230,7 +231,7 @@ class IterationCard(Vertical):
         elif ev.reason:
             parts.append(f" — {self._reason_words(ev.reason, rec.confidence)}")
         if rec.confidence is not None and not self._compares_confidence(ev.reason):
-            parts.append((f"  · confidence {round(100 * rec.confidence)}%", "dim"))
+            parts.append((f"  · confidence {percent(rec.confidence)}%", "dim"))
         self._decision.update(Content.assemble(*parts))
         self._decision.display = True
         if rec.timing_ms:
@@ -252,7 +253,7 @@ class IterationCard(Vertical):
         if self.theta is None and reason == "continue":
             return "next round of a fixed run"
         if self._compares_confidence(reason) and confidence is not None:
-            p, theta = round(100 * confidence), round(100 * self.theta)
+            p, theta = percent(confidence), percent(self.theta)
             return CONFIDENCE_REASONS[reason].format(p=p, theta=theta)
         return REASON_WORDS.get(reason, one_line(reason, 200))
 
