@@ -30,6 +30,7 @@ from scim_edge.types import (
     IterationRecord,
     Passage,
 )
+from scim_edge.wording import percent
 
 # Timing buckets of an iteration; "coordination" is whatever the loop itself spends.
 STEP_BUCKETS = {
@@ -313,7 +314,10 @@ def force_accept_disclaimer(reason: str, theta: float, learned: bool) -> str:
     """The note on an answer SCIM accepted without passing θ: why the loop stopped, and
     what it had compared with θ (the calibrated confidence, a probability, or the paper's
     Q)."""
-    measure, bar = ("its confidence", f"{theta:.0%}") if learned else ("its Q", f"{theta:.2f}")
+    if learned:
+        measure, bar = "its confidence", f"{percent(theta)}%"
+    else:
+        measure, bar = "its Q", f"{theta:.2f}"
     words = _STOP_WORDS.get(reason, reason.replace("_", " "))
     return FORCE_ACCEPT_DISCLAIMER.format(reason=words, measure=measure, theta=bar)
 
