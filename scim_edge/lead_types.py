@@ -74,10 +74,13 @@ def lead_type(text: str) -> LeadType:
     first = next(iter(tu.sentences(text)), "")
     if not first:
         return UNKNOWN
-    person, thing = _pronoun_verdict(text)
     dated = _dated(first)
-    if dated == "subject" or (dated and not thing):
+    if dated == "subject":  # beside the defined name: no need to read the pronouns
         person, thing = True, False
+    else:
+        person, thing = _pronoun_verdict(text)
+        if dated and not thing:
+            person, thing = True, False
     plain = _PARENS.sub("", first)
     tags = tu.pos_tags(plain)
     at = next(
