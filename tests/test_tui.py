@@ -576,9 +576,8 @@ async def test_the_answer_details_say_why_its_confidence_differs_from_its_round(
         await ask(pilot, "Who wrote Animal Farm?")
         answer = last_answer(app)
         note = app.screen.query_one(AnswerPanel).query_one(".answer-confidence-note", Static)
-        assert (
-            f"The answer's {percent(answer.confidence)}% is the Critic's second look"
-            in plain(note)
+        assert f"The answer's {percent(answer.confidence)}% is the Critic's second look" in plain(
+            note
         )
 
 
