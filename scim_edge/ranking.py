@@ -1,6 +1,7 @@
 """The hybrid lexical score that orders BM25 candidates before the top k are taken.
 
     hybrid(d, q) = 0.7·|content(d) ∩ content(q)| / |content(q)| + 0.3·sim(title(d), q)
+                   + 0.3·near(d, q)
 
 content(d) is the passage's words and its article's title: a passage is read in its
 article, as BM25 reads the title field with the text. Within the article "Abraham Lincoln",
@@ -10,7 +11,11 @@ sim(title, q) is the share of the title's content words that occur in q, and 1 w
 whole title appears in q as a phrase: a question naming "Abraham Lincoln" ranks the
 article of that title above pages that merely mention him. Content words are compared by
 their Porter stems, so "assassinated" in a question meets "assassination" in a passage
-(the index's BM25 analyzer stems the same way). Ties keep the retriever's (BM25) order.
+(the index's BM25 analyzer stems the same way). near(d, q) is the share of the question's
+neighbouring content words ("first president", "capital … France") that the passage keeps
+close together (`proximity`): among the many passages that hold every word of "Who was the
+first president of the United States?", George Washington's lead is the one that says it.
+Ties keep the retriever's (BM25) order.
 Passage ids already seen are never returned again.
 """
 
@@ -22,11 +27,13 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from scim_edge import proximity
 from scim_edge import textutil as tu
 from scim_edge.types import Passage
 
 CONTENT_WEIGHT = 0.7
 TITLE_WEIGHT = 0.3
+PROXIMITY_WEIGHT = 0.3  # as the title's: a question's phrasing read in the passage
 LEAD_BONUS = 0.3  # the lead of an article the question names (see named_leads)
 MAX_NAMED_LEADS = 3
 
@@ -45,6 +52,31 @@ def quick_stems(text: str) -> frozenset[str]:
 def passage_content(doc_id: str, text: str) -> frozenset[str]:
     """Content-word stems of a passage, cached by id (texts are immutable per id)."""
     return quick_stems(text)
+
+
+@lru_cache(maxsize=65536)
+def passage_positions(doc_id: str, text: str) -> dict[str, list[int]]:
+    """Where each word's stem stands in a passage (word numbers), cached by id."""
+    positions: dict[str, list[int]] = {}
+    for i, w in enumerate(_WORD.findall(text.lower())):
+        positions.setdefault(tu.stem(w), []).append(i)
+    return positions
+
+
+@lru_cache(maxsize=4096)
+def question_pairs(question: str) -> tuple[tuple[str, str], ...]:
+    """The question's neighbouring content words, as Porter stem pairs (`proximity`)."""
+    words = _WORD.findall(question.lower())
+    stems = [tu.stem(w) for w in words]
+    return tuple(proximity.adjacent_pairs(words, stems, tu.STOPWORDS.__contains__))
+
+
+def nearness(passage: Passage, question: str) -> float:
+    """The share of the question's word pairs the passage keeps close together."""
+    pairs = question_pairs(question)
+    if not pairs:
+        return 0.0
+    return proximity.kept_share(pairs, passage_positions(passage.doc_id, passage.text))
 
 
 def names_title(title: str, query: str) -> bool:
@@ -89,7 +121,8 @@ def hybrid_score(passage: Passage, query: str) -> float:
     d = passage_words(passage)
     title = title_similarity(passage.title, query)
     lead = LEAD_BONUS if is_lead(passage) and names_title(passage.title, query) else 0.0
-    return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title + lead
+    near = PROXIMITY_WEIGHT * nearness(passage, query)
+    return CONTENT_WEIGHT * overlap(d, tu.stem_set(query)) + TITLE_WEIGHT * title + near + lead
 
 
 # a capitalised name, its words joined by the small words titles keep ("The War of the

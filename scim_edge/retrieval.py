@@ -23,7 +23,7 @@ from typing import Any
 import tantivy
 
 from index_builder import schema as S
-from scim_edge import paths
+from scim_edge import paths, proximity
 from scim_edge.atomic import is_hidden_temp
 from scim_edge.errors import IndexError_, UserError
 from scim_edge.textutil import STOPWORDS
@@ -37,6 +37,8 @@ DISAMBIGUATION_WEIGHT = 0.5
 DISAMBIGUATION_SLACK = 5
 TITLE_POOL = 20  # hits looked at for an exact title match
 TIE_POOL_GROWTH = 4  # at most this many times the hits, to take in a tie at the cut
+# a phrase query of slop s finds the second word up to s + 1 words after the first
+PHRASE_SLOP = proximity.WINDOW - 1
 
 
 def _passage_order(doc: tantivy.Document) -> tuple[int, int]:
@@ -223,25 +225,46 @@ class BM25Retriever:
 
     # ---- queries -----------------------------------------------------------------------
 
-    def query_terms(self, query: str) -> list[str]:
-        """The analyzed terms of a user query: content words first; all words when the
-        query is only stopwords ("The Who")."""
+    def _analyzed(self, query: str) -> tuple[list[str], list[str]]:
+        """The query's words (lower-cased) and their stems, aligned word for word."""
         words = self._plain.analyze(query)
         stems = self._stem.analyze(query)
         if len(stems) != len(words):  # not aligned word for word: stem each word alone
             stems = [t for w in words for t in self._stem.analyze(w)[:1]]
         # Both analyzers read the query once, as the index read its text: a lower-cased
         # word analysed again can split ("İzmir" lower-cases to "i̇zmir", whose dot is a break).
+        return words, stems
+
+    def query_terms(self, query: str) -> list[str]:
+        """The analyzed terms of a user query: content words first; all words when the
+        query is only stopwords ("The Who")."""
+        words, stems = self._analyzed(query)
         content = [t for w, t in zip(words, stems, strict=False) if w not in STOPWORDS] or stems
         return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
 
-    def _query(self, terms: Iterable[str], exclude_ids: Collection[str]) -> tantivy.Query:
+    def query_pairs(self, query: str) -> list[tuple[str, str]]:
+        """The query's neighbouring content words as stem pairs (`proximity`)."""
+        words, stems = self._analyzed(query)
+        if len(stems) != len(words):  # a word with no stem of its own: no alignment
+            return []
+        return proximity.adjacent_pairs(words, stems, STOPWORDS.__contains__)[:MAX_QUERY_TERMS]
+
+    def _query(
+        self,
+        terms: Iterable[str],
+        exclude_ids: Collection[str],
+        pairs: Iterable[tuple[str, str]] = (),
+    ) -> tantivy.Query:
+        """Each term in every field, with the schema's boosts; each pair as a sloppy phrase
+        of the text field, which counts a passage's near pair once more (`proximity`)."""
         Q, Occur = tantivy.Query, tantivy.Occur
         should = []
         for t in terms:
             for f, boost in self.boosts.items():
                 q = Q.term_query(self.schema, f, t)
                 should.append((Occur.Should, Q.boost_query(q, boost) if boost != 1.0 else q))
+        for a, b in pairs:
+            should.append((Occur.Should, Q.phrase_query(self.schema, S.TEXT, [a, b], PHRASE_SLOP)))
         query = Q.boolean_query(should)
         if exclude_ids:
             nots = [(Occur.MustNot, Q.term_query(self.schema, S.DOC_ID, d)) for d in exclude_ids]
@@ -268,7 +291,11 @@ class BM25Retriever:
         terms = self.query_terms(query)
         if not terms:
             return []
-        q = self._query(terms, exclude_ids)
+        # The query's near pairs order the passages (`proximity`); the score each passage
+        # carries is its words' BM25 alone, the scale the reader and the Critic were
+        # fitted on, as `score_of` gives it.
+        pairs = self.query_pairs(query)
+        q = self._query(terms, exclude_ids, pairs)
         # Disambiguation pages are lists of links, rarely evidence: fetch a few extra hits
         # and scale their scores down before cutting to k.
         hits = self._hits(q, k, max(k, TITLE_POOL) + DISAMBIGUATION_SLACK)
@@ -288,7 +315,35 @@ class BM25Retriever:
             )
             scored.append((exact, score, _passage_order(doc), doc))
         scored.sort(key=lambda sd: (-sd[0], -sd[1], sd[2]))
-        return [self._passage(doc, score) for _, score, _, doc in scored[:k]]
+        top = scored[:k]
+        if not pairs:
+            return [self._passage(doc, score) for _, score, _, doc in top]
+        ids = [str(doc.get_first(S.DOC_ID)) for *_, doc in top]
+        words_only = self._scores(terms, ids)
+        return [
+            self._passage(
+                doc,
+                words_only.get(i, 0.0)
+                * (DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0),
+            )
+            for i, (*_, doc) in zip(ids, top, strict=True)
+        ]
+
+    def _scores(self, terms: list[str], doc_ids: list[str]) -> dict[str, float]:
+        """The words-only BM25 score of each passage of `doc_ids` for `terms` (absent: no
+        match), in one search restricted to them."""
+        if not doc_ids:
+            return {}
+        Q, Occur = tantivy.Query, tantivy.Occur
+        only = Q.boolean_query(
+            [
+                (Occur.Should, Q.const_score_query(Q.term_query(self.schema, S.DOC_ID, d), 0.0))
+                for d in doc_ids
+            ]
+        )
+        q = Q.boolean_query([(Occur.Must, self._query(terms, ())), (Occur.Must, only)])
+        hits = self.searcher.search(q, len(doc_ids)).hits
+        return {str(self.searcher.doc(a).get_first(S.DOC_ID)): float(s) for s, a in hits}
 
     def _hits(self, q: tantivy.Query, k: int, limit: int) -> list[tuple[float, Any]]:
         """Tantivy's top hits, with every hit that ties the k-th one's score: Tantivy
@@ -358,14 +413,10 @@ class BM25Retriever:
         terms = self.query_terms(query)
         if not terms:
             return 0.0
-        Q, Occur = tantivy.Query, tantivy.Occur
-        only = Q.const_score_query(Q.term_query(self.schema, S.DOC_ID, doc_id), 0.0)
-        q = Q.boolean_query([(Occur.Must, self._query(terms, ())), (Occur.Must, only)])
         try:
-            hits = self.searcher.search(q, 1).hits
+            return self._scores(terms, [doc_id]).get(doc_id, 0.0)
         except (ValueError, OSError, RuntimeError) as e:
             raise self._corrupt(e) from None
-        return float(hits[0][0]) if hits else 0.0
 
     def article_lead(self, name: str) -> Passage | None:
         """The lead passage of the article titled `name` (its words, any case), or of the

@@ -24,6 +24,11 @@ def test_plain_english_question_with_quotes(retriever):
     hits = retriever.search('Who wrote "Animal Farm"?', 5)
     assert hits[0].title == "Animal Farm"
     assert all(h.score > 0 and h.doc_id.startswith(f"{h.page_id}-") for h in hits)
+
+
+def test_a_query_without_word_pairs_comes_in_the_order_of_its_scores(retriever):
+    # (the pairs of a question order its hits beyond their words' scores: test_proximity)
+    hits = retriever.search("Who was Orwell?", 8)  # one content word
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 

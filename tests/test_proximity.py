@@ -1,0 +1,78 @@
+"""Term proximity: a question's neighbouring words count again where a passage keeps them
+together, in BM25's order and in the loops' lexical ranking, without changing the score
+a passage carries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scim_edge import proximity, ranking
+from scim_edge import textutil as tu
+from scim_edge.retrieval import BM25Retriever
+from scim_edge.types import Passage
+
+QUESTION = "Who was the first president of the United States?"
+# the same words, apart (and "president" twice, which plain BM25 prefers) ...
+APART = (
+    "The president met the first envoys; a president led the league, the united army and "
+    "all the other states, and the first states came."
+)
+# ... and together, as the answer says it
+TOGETHER = "Beta was the first president of the United States, and the envoys met him."
+
+
+def _dump(path: Path) -> Path:
+    page = (
+        "<page><title>{t}</title><ns>0</ns><id>{n}</id><revision><id>{n}</id>"
+        "<text>{x}</text></revision></page>"
+    )
+    pages = [("Alpha", APART), ("Beta", TOGETHER), ("Gamma", "Gamma is a letter.")]
+    body = "".join(page.format(t=t, n=n, x=x) for n, (t, x) in enumerate(pages, start=1))
+    path.write_text(f"<mediawiki>{body}</mediawiki>", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def retriever(tmp_path_factory) -> BM25Retriever:
+    from index_builder.build import build_index
+
+    tmp = tmp_path_factory.mktemp("near")
+    build_index(_dump(tmp / "near.xml"), tmp / "index")
+    return BM25Retriever.open(tmp / "index")
+
+
+def test_a_question_pairs_its_neighbouring_content_words():
+    words = tu.words(QUESTION.lower())
+    stems = [tu.stem(w) for w in words]
+    pairs = proximity.adjacent_pairs(words, stems, tu.STOPWORDS.__contains__)
+    assert pairs == [("first", "presid"), ("presid", "unit"), ("unit", "state")]
+
+
+def test_three_stopwords_between_two_words_part_them():
+    words = ["tower", "of", "the", "of", "london"]
+    assert proximity.adjacent_pairs(words, words, {"of", "the"}.__contains__) == []
+
+
+def test_a_pair_is_kept_only_in_order_within_the_window():
+    pairs = [("first", "presid")]
+    assert proximity.kept_share(pairs, {"first": [3], "presid": [3 + proximity.WINDOW]}) == 1.0
+    assert proximity.kept_share(pairs, {"first": [3], "presid": [4 + proximity.WINDOW]}) == 0.0
+    assert proximity.kept_share(pairs, {"first": [5], "presid": [4]}) == 0.0
+
+
+def test_bm25_ranks_the_passage_that_keeps_the_phrase_first(retriever):
+    assert [p.title for p in retriever.search(QUESTION, 2)] == ["Beta", "Alpha"]
+
+
+def test_the_score_a_passage_carries_is_its_words_alone(retriever):
+    beta = retriever.search(QUESTION, 2)[0]
+    assert beta.score == pytest.approx(retriever.score_of(QUESTION, beta.doc_id))
+
+
+def test_the_loops_lexical_ranking_prefers_the_kept_phrase():
+    apart = Passage("1-0", "Alpha", "", APART)
+    together = Passage("2-0", "Beta", "", TOGETHER)
+    ranked = ranking.rank_hybrid([apart, together], QUESTION)  # ties keep the given order
+    assert [p.title for p in ranked] == ["Beta", "Alpha"]
