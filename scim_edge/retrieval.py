@@ -2,7 +2,8 @@
 
 User text never reaches Tantivy's query parser: the query is run through the index's own
 analyzer (the one the builder registered, see `index_builder.schema`), stopwords are dropped,
-and a boolean query of term queries is built field by field with the schema's boosts. So
+and a boolean query of term queries is built field by field with the schema's boosts, with
+a sloppy phrase query for each pair of neighbouring content words (`proximity`). So
 `Who wrote "Animal Farm"?` or `AND OR ( ) : ^ *` are just words.
 
 An index is opened by path once; its segment files stay mapped, so a reader keeps working
