@@ -22,6 +22,7 @@ Passage ids already seen are never returned again.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -55,12 +56,10 @@ def passage_content(doc_id: str, text: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=65536)
-def passage_positions(doc_id: str, text: str) -> dict[str, list[int]]:
-    """Where each word's stem stands in a passage (word numbers), cached by id."""
-    positions: dict[str, list[int]] = {}
-    for i, w in enumerate(_WORD.findall(text.lower())):
-        positions.setdefault(tu.stem(w), []).append(i)
-    return positions
+def passage_stem_sequence(doc_id: str, text: str) -> tuple[str, ...]:
+    """A passage's words as stems, in order, cached by id (a tuple: a tenth of the memory
+    of a position table, for the 65,536 passages kept)."""
+    return tuple(sys.intern(tu.stem(w)) for w in _WORD.findall(text.lower()))
 
 
 @lru_cache(maxsize=4096)
@@ -76,7 +75,12 @@ def nearness(passage: Passage, question: str) -> float:
     pairs = question_pairs(question)
     if not pairs:
         return 0.0
-    return proximity.kept_share(pairs, passage_positions(passage.doc_id, passage.text))
+    wanted = {w for pair in pairs for w in pair}
+    positions: dict[str, list[int]] = {}
+    for i, w in enumerate(passage_stem_sequence(passage.doc_id, passage.text)):
+        if w in wanted:
+            positions.setdefault(w, []).append(i)
+    return proximity.kept_share(pairs, positions)
 
 
 def names_title(title: str, query: str) -> bool:
