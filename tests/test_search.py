@@ -210,7 +210,7 @@ def test_cli_search_human(sample_index, capsys):
     rc = main(["search", 'Who wrote "Animal Farm"?', "--index", str(sample_index), "-k", "3"])
     out = capsys.readouterr().out
     assert rc == 0
-    assert out.startswith("1. Animal Farm") and "score" in out and "[" in out
+    assert out.startswith("1. Animal Farm") and "(BM25 " in out and "[" in out
     assert out.count("\n   ") == 3  # one snippet per hit
 
 

@@ -60,10 +60,11 @@ def format_hits(retriever, query: str, hits, *, mark: tuple[str, str] = PLAIN) -
     lines = []
     for i, p in enumerate(hits, 1):
         where = f"{p.title} › {p.section}" if p.section else p.title
-        lines.append(f"{i}. {where}  (score {p.score:.2f}, {p.doc_id})")
+        lines.append(f"{i}. {where}  (BM25 {p.score:.2f}, {p.doc_id})")
         lines.append("   " + retriever.snippet(p, query, mark=mark))
     lines.append(
         f"[{len(hits)} of {retriever.passage_count:,} passages, index {retriever.name}; "
-        "text from Wikipedia, CC BY-SA]"
+        "ranked by BM25 with the query's neighbouring words kept together counted again, so "
+        "the words' own BM25 shown need not fall; text from Wikipedia, CC BY-SA]"
     )
     return "\n".join(lines)
