@@ -11,8 +11,10 @@ question count again where a passage has them close together too.
 A pair is two content words of the question with at most `MAX_GAP` stopwords between them
 ("capital of France", "first emperor", "emperor of Rome"); a passage keeps it when the
 second word follows the first within `WINDOW` words. BM25 reads the pairs as sloppy phrase
-queries (`retrieval`), the loops' lexical ranking as a proximity share (`ranking`). Neither
-weight was fitted: a kept pair counts as much as a matched word does in each score.
+queries (`retrieval`), which Tantivy scores about as the sum of the two words' scores and
+also matches with the words swapped and close ("president … first" within two words); the
+loops' lexical ranking reads them in order only, as a share of the pairs kept (`ranking`),
+weighed as the title is. Neither weight was fitted. At most `MAX_PAIRS` pairs are read.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Callable, Sequence
 
 MAX_GAP = 2  # stopwords allowed between a pair's two words in the question
 WINDOW = 4  # the second word at most this many words after the first in the passage
+MAX_PAIRS = 64  # as many as the query terms BM25 reads
 
 
 def adjacent_pairs(
@@ -36,7 +39,7 @@ def adjacent_pairs(
         if last is not None and i - last[0] - 1 <= MAX_GAP and last[1] != stem:
             pairs.append((last[1], stem))
         last = (i, stem)
-    return list(dict.fromkeys(pairs))
+    return list(dict.fromkeys(pairs))[:MAX_PAIRS]
 
 
 def kept_share(pairs: Sequence[tuple[str, str]], positions: dict[str, list[int]]) -> float:

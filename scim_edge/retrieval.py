@@ -38,7 +38,8 @@ DISAMBIGUATION_WEIGHT = 0.5
 DISAMBIGUATION_SLACK = 5
 TITLE_POOL = 20  # hits looked at for an exact title match
 TIE_POOL_GROWTH = 4  # at most this many times the hits, to take in a tie at the cut
-# a phrase query of slop s finds the second word up to s + 1 words after the first
+# a phrase query of slop s finds the second word up to s + 1 words after the first (and,
+# Tantivy's slop being an edit distance, the two swapped up to s - 1 words apart)
 PHRASE_SLOP = proximity.WINDOW - 1
 
 
@@ -244,11 +245,15 @@ class BM25Retriever:
         return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
 
     def query_pairs(self, query: str) -> list[tuple[str, str]]:
-        """The query's neighbouring content words as stem pairs (`proximity`)."""
+        """The query's neighbouring content words as stem pairs (`proximity`), both words
+        among `query_terms` (a query of more terms than are read pairs none past them, so
+        no passage is found by a pair alone)."""
         words, stems = self._analyzed(query)
         if len(stems) != len(words):  # a word with no stem of its own: no alignment
             return []
-        return proximity.adjacent_pairs(words, stems, STOPWORDS.__contains__)[:MAX_QUERY_TERMS]
+        terms = set(self.query_terms(query))
+        pairs = proximity.adjacent_pairs(words, stems, STOPWORDS.__contains__)
+        return [(a, b) for a, b in pairs if a in terms and b in terms]
 
     def _query(
         self,
@@ -322,17 +327,14 @@ class BM25Retriever:
         ids = [str(doc.get_first(S.DOC_ID)) for *_, doc in top]
         words_only = self._scores(terms, ids)
         return [
-            self._passage(
-                doc,
-                words_only.get(i, 0.0)
-                * (DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0),
-            )
+            self._passage(doc, words_only.get(i, 0.0))
             for i, (*_, doc) in zip(ids, top, strict=True)
         ]
 
     def _scores(self, terms: list[str], doc_ids: list[str]) -> dict[str, float]:
         """The words-only BM25 score of each passage of `doc_ids` for `terms` (absent: no
-        match), in one search restricted to them."""
+        match), in one search restricted to them; a disambiguation page's scaled down, as
+        `search` ranks it."""
         if not doc_ids:
             return {}
         Q, Occur = tantivy.Query, tantivy.Occur
@@ -343,8 +345,12 @@ class BM25Retriever:
             ]
         )
         q = Q.boolean_query([(Occur.Must, self._query(terms, ())), (Occur.Must, only)])
-        hits = self.searcher.search(q, len(doc_ids)).hits
-        return {str(self.searcher.doc(a).get_first(S.DOC_ID)): float(s) for s, a in hits}
+        scores = {}
+        for score, addr in self.searcher.search(q, len(doc_ids)).hits:
+            doc = self.searcher.doc(addr)
+            weight = DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0
+            scores[str(doc.get_first(S.DOC_ID))] = float(score) * weight
+        return scores
 
     def _hits(self, q: tantivy.Query, k: int, limit: int) -> list[tuple[float, Any]]:
         """Tantivy's top hits, with every hit that ties the k-th one's score: Tantivy

@@ -10,7 +10,7 @@ import pytest
 
 from scim_edge import proximity, ranking
 from scim_edge import textutil as tu
-from scim_edge.retrieval import BM25Retriever
+from scim_edge.retrieval import DISAMBIGUATION_WEIGHT, MAX_QUERY_TERMS, BM25Retriever
 from scim_edge.types import Passage
 
 QUESTION = "Who was the first president of the United States?"
@@ -28,7 +28,12 @@ def _dump(path: Path) -> Path:
         "<page><title>{t}</title><ns>0</ns><id>{n}</id><revision><id>{n}</id>"
         "<text>{x}</text></revision></page>"
     )
-    pages = [("Alpha", APART), ("Beta", TOGETHER), ("Gamma", "Gamma is a letter.")]
+    pages = [
+        ("Alpha", APART),
+        ("Beta", TOGETHER),
+        ("Gamma", "Gamma is a letter."),
+        ("Delta (disambiguation)", "Delta may be the first president of a club or a state."),
+    ]
     body = "".join(page.format(t=t, n=n, x=x) for n, (t, x) in enumerate(pages, start=1))
     path.write_text(f"<mediawiki>{body}</mediawiki>", encoding="utf-8")
     return path
@@ -66,9 +71,39 @@ def test_bm25_ranks_the_passage_that_keeps_the_phrase_first(retriever):
     assert [p.title for p in retriever.search(QUESTION, 2)] == ["Beta", "Alpha"]
 
 
+def _raw(retriever: BM25Retriever, pairs=()) -> dict[str, float]:
+    """Tantivy's own scores for QUESTION's terms (and `pairs`), by passage id."""
+    q = retriever._query(retriever.query_terms(QUESTION), (), pairs)
+    hits = retriever.searcher.search(q, 10).hits
+    return {retriever.searcher.doc(a).get_first("doc_id"): s for s, a in hits}
+
+
 def test_the_score_a_passage_carries_is_its_words_alone(retriever):
     beta = retriever.search(QUESTION, 2)[0]
-    assert beta.score == pytest.approx(retriever.score_of(QUESTION, beta.doc_id))
+    assert beta.score == pytest.approx(_raw(retriever)[beta.doc_id])
+
+
+def test_the_pairs_add_to_the_order_not_to_the_score(retriever):
+    beta = retriever.search(QUESTION, 2)[0]
+    assert _raw(retriever, retriever.query_pairs(QUESTION))[beta.doc_id] > beta.score + 1.0
+
+
+def test_a_disambiguation_page_carries_its_scaled_words_score(retriever):
+    delta = next(p for p in retriever.search(QUESTION, 5) if p.title.startswith("Delta"))
+    assert delta.score == pytest.approx(DISAMBIGUATION_WEIGHT * _raw(retriever)[delta.doc_id])
+
+
+def test_score_of_gives_what_search_carries(retriever):
+    for p in retriever.search(QUESTION, 5):
+        assert retriever.score_of(QUESTION, p.doc_id) == pytest.approx(p.score), p.title
+
+
+def test_a_pair_past_the_terms_read_finds_nothing(retriever):
+    # more distinct content words than a query reads, too far apart to pair; "first
+    # president" comes after them
+    apart = " of the of ".join(f"zq{i}" for i in range(MAX_QUERY_TERMS + 6))
+    query = f"{apart} of the of first president"
+    assert retriever.search(query, 5) == []
 
 
 def test_the_loops_lexical_ranking_prefers_the_kept_phrase():
