@@ -269,8 +269,19 @@ class BM25Retriever:
             for f, boost in self.boosts.items():
                 q = Q.term_query(self.schema, f, t)
                 should.append((Occur.Should, Q.boost_query(q, boost) if boost != 1.0 else q))
-        for a, b in pairs:
-            should.append((Occur.Should, Q.phrase_query(self.schema, S.TEXT, [a, b], PHRASE_SLOP)))
+        if pairs:
+            # A disambiguation page restates other articles' subjects line by line ("Apollo
+            # 11, the first crewed Moon landing"): its phrases match by construction, so
+            # they order nothing.
+            listing = Q.term_query(self.schema, S.DISAMBIGUATION, 1)
+            for a, b in pairs:
+                phrase = Q.phrase_query(self.schema, S.TEXT, [a, b], PHRASE_SLOP)
+                should.append(
+                    (
+                        Occur.Should,
+                        Q.boolean_query([(Occur.Must, phrase), (Occur.MustNot, listing)]),
+                    )
+                )
         query = Q.boolean_query(should)
         if exclude_ids:
             nots = [(Occur.MustNot, Q.term_query(self.schema, S.DOC_ID, d)) for d in exclude_ids]

@@ -111,3 +111,10 @@ def test_the_loops_lexical_ranking_prefers_the_kept_phrase():
     together = Passage("2-0", "Beta", "", TOGETHER)
     ranked = ranking.rank_hybrid([apart, together], QUESTION)  # ties keep the given order
     assert [p.title for p in ranked] == ["Beta", "Alpha"]
+
+
+def test_a_disambiguation_page_gains_nothing_from_its_phrases(retriever):
+    # its lines restate other articles' subjects, so a kept pair there is no evidence
+    delta = next(p for p in retriever.search(QUESTION, 5) if p.title.startswith("Delta"))
+    with_pairs = _raw(retriever, retriever.query_pairs(QUESTION))[delta.doc_id]
+    assert with_pairs == pytest.approx(_raw(retriever)[delta.doc_id])
