@@ -1,0 +1,105 @@
+"""What term proximity costs a BM25 search, on an index large enough for it to show.
+
+A question's neighbouring content words are searched as sloppy phrase queries besides its
+words (`scim_edge.proximity`); a phrase query reads positions, so its cost grows with how
+often both words occur. This times top-50 searches with and without the pairs, interleaved
+query by query in one run so that the machine's load falls on both alike, over the queries
+`bench_scale.py` times (qa-dev's questions and lead titles).
+
+    python benchmarks/bench_proximity.py --mb 500          # a dump from make_big_dump, built here
+    python benchmarks/bench_proximity.py --index DIR       # an index already built
+
+Writes benchmarks/results/proximity.json: p50/p95 per search with and without the pairs,
+and their ratio (medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench_output import fail, write_json
+from bench_scale import MAKE_BIG_DUMP, SOURCE, queries
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "benchmarks" / "results" / "proximity.json"
+K = 50
+ROUNDS = 3
+
+
+def _pct(xs: list[float], p: float) -> float:
+    xs = sorted(xs)
+    return round(xs[int(p * (len(xs) - 1))], 2)
+
+
+def measure(index: Path) -> dict:
+    from scim_edge.retrieval import BM25Retriever
+
+    r = BM25Retriever.open(index)
+    qs = queries(index, 240)
+    r_without = BM25Retriever.open(index)
+    r_without.query_pairs = lambda query: []  # type: ignore[method-assign]
+    for q in qs:  # warm-up: the OS cache and Tantivy's
+        r.search(q, K)
+        r_without.search(q, K)
+    times: dict[str, list[float]] = {"with": [], "without": []}
+    for _ in range(ROUNDS):
+        for q in qs:
+            for name, ret in (("with", r), ("without", r_without)):
+                t0 = time.perf_counter()
+                ret.search(q, K)
+                times[name].append((time.perf_counter() - t0) * 1e3)
+    med = {k: statistics.median(v) for k, v in times.items()}
+    return {
+        "passages": r.passage_count,
+        "queries": len(qs),
+        "rounds": ROUNDS,
+        "k": K,
+        "with_pairs": {"p50_ms": round(med["with"], 2), "p95_ms": _pct(times["with"], 0.95)},
+        "without_pairs": {
+            "p50_ms": round(med["without"], 2),
+            "p95_ms": _pct(times["without"], 0.95),
+        },
+        "ratio_p50": round(med["with"] / med["without"], 2),
+        "pairs_per_query_mean": round(statistics.mean(len(r.query_pairs(q)) for q in qs), 2),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--index", help="an index directory already built")
+    where.add_argument("--mb", type=float, help="make a dump of about this many MB, build it")
+    ap.add_argument("--out", default=str(OUT))
+    a = ap.parse_args(argv)
+    if a.index:
+        index = Path(a.index)
+        if not (index / "manifest.json").exists():
+            return fail(f"no index at {index}")
+        result = {"index": str(index), **measure(index)}
+    else:
+        if a.mb <= 0:
+            return fail("--mb must be a positive number")
+        from index_builder.build import build_index
+
+        with tempfile.TemporaryDirectory(prefix="scim-edge-bench-proximity-") as tmp:
+            dump = Path(tmp) / "big.xml.bz2"
+            subprocess.run(
+                [sys.executable, str(MAKE_BIG_DUMP), "--source", str(SOURCE), "--mb", str(a.mb),
+                 "-o", str(dump)],
+                check=True, stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+            build_index(dump, Path(tmp) / "index")
+            result = {"dump_mb": a.mb, **measure(Path(tmp) / "index")}
+    print(json.dumps(result, indent=1))
+    return write_json(a.out, result)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
