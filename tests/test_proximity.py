@@ -60,6 +60,11 @@ def test_three_stopwords_between_two_words_part_them():
     assert proximity.adjacent_pairs(words, words, {"of", "the"}.__contains__) == []
 
 
+def test_one_word_twice_is_no_pair():
+    words = ["new", "new", "york"]
+    assert proximity.adjacent_pairs(words, words, set().__contains__) == [("new", "york")]
+
+
 def test_a_pair_is_kept_only_in_order_within_the_window():
     pairs = [("first", "presid")]
     assert proximity.kept_share(pairs, {"first": [3], "presid": [3 + proximity.WINDOW]}) == 1.0
