@@ -43,6 +43,23 @@ TIE_POOL_GROWTH = 4  # at most this many times the hits, to take in a tie at the
 PHRASE_SLOP = proximity.WINDOW - 1
 
 
+def _content_terms(words: list[str], stems: list[str]) -> list[str]:
+    """A query's terms from its analyzed words: content words first; all words when the
+    query is only stopwords ("The Who")."""
+    content = [t for w, t in zip(words, stems, strict=False) if w not in STOPWORDS] or stems
+    return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
+
+
+def _weight(doc: tantivy.Document) -> float:
+    """Disambiguation pages are lists of links, rarely evidence: their scores count half."""
+    return DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0
+
+
+def _key(addr: Any) -> tuple[int, int]:
+    """A hit's address as a dictionary key (Tantivy's own is not hashable)."""
+    return addr.segment_ord, addr.doc
+
+
 def _passage_order(doc: tantivy.Document) -> tuple[int, int]:
     """(page id, passage number): the order ties are given in, the same for every build."""
     return int(doc.get_first(S.PAGE_ID) or 0), int(doc.get_first(S.PASSAGE_NO) or 0)
@@ -240,20 +257,23 @@ class BM25Retriever:
     def query_terms(self, query: str) -> list[str]:
         """The analyzed terms of a user query: content words first; all words when the
         query is only stopwords ("The Who")."""
-        words, stems = self._analyzed(query)
-        content = [t for w, t in zip(words, stems, strict=False) if w not in STOPWORDS] or stems
-        return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
+        return _content_terms(*self._analyzed(query))
 
     def query_pairs(self, query: str) -> list[tuple[str, str]]:
         """The query's neighbouring content words as stem pairs (`proximity`), both words
         among `query_terms` (a query of more terms than are read pairs none past them, so
         no passage is found by a pair alone)."""
+        return self._terms_and_pairs(query)[1]
+
+    def _terms_and_pairs(self, query: str) -> tuple[list[str], list[tuple[str, str]]]:
+        """`query_terms` and `query_pairs` from one reading of the query."""
         words, stems = self._analyzed(query)
+        terms = _content_terms(words, stems)
         if len(stems) != len(words):  # a word with no stem of its own: no alignment
-            return []
-        terms = set(self.query_terms(query))
+            return terms, []
+        read = set(terms)
         pairs = proximity.adjacent_pairs(words, stems, STOPWORDS.__contains__)
-        return [(a, b) for a, b in pairs if a in terms and b in terms]
+        return terms, [(a, b) for a, b in pairs if a in read and b in read]
 
     def _query(
         self,
@@ -305,13 +325,12 @@ class BM25Retriever:
     def _search(self, query: str, k: int, exclude_ids: Collection[str]) -> list[Passage]:
         if k <= 0:
             return []
-        terms = self.query_terms(query)
-        if not terms:
-            return []
         # The query's near pairs order the passages (`proximity`); the score each passage
         # carries is its words' BM25 alone, the scale the reader and the Critic were
         # fitted on, as `score_of` gives it.
-        pairs = self.query_pairs(query)
+        terms, pairs = self._terms_and_pairs(query)
+        if not terms:
+            return []
         q = self._query(terms, exclude_ids, pairs)
         # Disambiguation pages are lists of links, rarely evidence: fetch a few extra hits
         # and scale their scores down before cutting to k.
@@ -320,8 +339,7 @@ class BM25Retriever:
         scored = []
         for score, addr in hits:
             doc = self.searcher.doc(addr)
-            if doc.get_first(S.DISAMBIGUATION):
-                score *= DISAMBIGUATION_WEIGHT
+            score *= _weight(doc)
             # A query that is exactly an article's title finds that article first, even when
             # stemming makes other titles collide with it ("Animal" and "Anime" → "anim").
             title = str(doc.get_first(S.TITLE) or "")
@@ -330,24 +348,24 @@ class BM25Retriever:
             exact = (
                 2 if _same_text(title, query) else int(bool(wanted) and _title_key(title) == wanted)
             )
-            scored.append((exact, score, _passage_order(doc), doc))
+            scored.append((exact, score, _passage_order(doc), doc, addr))
         scored.sort(key=lambda sd: (-sd[0], -sd[1], sd[2]))
         top = scored[:k]
         if not pairs:
-            return [self._passage(doc, score) for _, score, _, doc in top]
-        ids = [str(doc.get_first(S.DOC_ID)) for *_, doc in top]
-        words_only = self._scores(terms, ids)
+            return [self._passage(doc, score) for _, score, _, doc, _ in top]
+        ids = [str(doc.get_first(S.DOC_ID)) for *_, doc, _ in top]
+        words_only = {_key(a): s for s, a in self._word_hits(terms, ids)}
         return [
-            self._passage(doc, words_only.get(i, 0.0))
-            for i, (*_, doc) in zip(ids, top, strict=True)
+            self._passage(doc, words_only.get(_key(addr), 0.0) * _weight(doc))
+            for *_, doc, addr in top
         ]
 
-    def _scores(self, terms: list[str], doc_ids: list[str]) -> dict[str, float]:
-        """The words-only BM25 score of each passage of `doc_ids` for `terms` (absent: no
-        match), in one search restricted to them; a disambiguation page's scaled down, as
-        `search` ranks it."""
-        if not doc_ids:
-            return {}
+    def _word_hits(self, terms: list[str], doc_ids: list[str]) -> list[tuple[float, Any]]:
+        """Tantivy's words-only BM25 hits (score, address) for `terms` among the passages
+        `doc_ids`, in one search restricted to them (a passage that does not match is
+        absent); unscaled for disambiguation pages."""
+        if not doc_ids:  # Tantivy panics on a search for no hits
+            return []
         Q, Occur = tantivy.Query, tantivy.Occur
         only = Q.boolean_query(
             [
@@ -356,12 +374,7 @@ class BM25Retriever:
             ]
         )
         q = Q.boolean_query([(Occur.Must, self._query(terms, ())), (Occur.Must, only)])
-        scores = {}
-        for score, addr in self.searcher.search(q, len(doc_ids)).hits:
-            doc = self.searcher.doc(addr)
-            weight = DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0
-            scores[str(doc.get_first(S.DOC_ID))] = float(score) * weight
-        return scores
+        return [(float(score), addr) for score, addr in self.searcher.search(q, len(doc_ids)).hits]
 
     def _hits(self, q: tantivy.Query, k: int, limit: int) -> list[tuple[float, Any]]:
         """Tantivy's top hits, with every hit that ties the k-th one's score: Tantivy
@@ -432,7 +445,9 @@ class BM25Retriever:
         if not terms:
             return 0.0
         try:
-            return self._scores(terms, [doc_id]).get(doc_id, 0.0)
+            for score, addr in self._word_hits(terms, [doc_id]):
+                return score * _weight(self.searcher.doc(addr))
+            return 0.0
         except (ValueError, OSError, RuntimeError) as e:
             raise self._corrupt(e) from None
 

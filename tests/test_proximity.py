@@ -123,3 +123,8 @@ def test_a_disambiguation_page_gains_nothing_from_its_phrases(retriever):
     delta = next(p for p in retriever.search(QUESTION, 5) if p.title.startswith("Delta"))
     with_pairs = _raw(retriever, retriever.query_pairs(QUESTION))[delta.doc_id]
     assert with_pairs == pytest.approx(_raw(retriever)[delta.doc_id])
+
+
+def test_a_query_with_pairs_whose_passages_are_all_excluded_finds_nothing(retriever):
+    seen = [p.doc_id for p in retriever.search(QUESTION, 10)]
+    assert retriever.search(QUESTION, 5, exclude_ids=seen) == []
