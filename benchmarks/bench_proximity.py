@@ -7,7 +7,7 @@ query by query in one run so that the machine's load falls on both alike, over t
 `bench_scale.py` times (qa-dev's questions and lead titles).
 
     python benchmarks/bench_proximity.py --mb 500          # a dump from make_big_dump, built here
-    python benchmarks/bench_proximity.py --index DIR       # an index already built
+    python benchmarks/bench_proximity.py --index NAME|DIR  # an index already built
 
 Writes benchmarks/results/proximity.json: p50/p95 per search with and without the pairs,
 and their ratio (medians).
@@ -72,33 +72,43 @@ def measure(index: Path) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    where = ap.add_mutually_exclusive_group(required=True)
-    where.add_argument("--index", help="an index directory already built")
-    where.add_argument("--mb", type=float, help="make a dump of about this many MB, build it")
-    ap.add_argument("--out", default=str(OUT))
-    a = ap.parse_args(argv)
-    if a.index:
-        index = Path(a.index)
-        if not (index / "manifest.json").exists():
-            return fail(f"no index at {index}")
-        result = {"index": str(index), **measure(index)}
-    else:
-        if a.mb <= 0:
-            return fail("--mb must be a positive number")
-        from index_builder.build import build_index
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty
+    from scim_edge.errors import UserError
 
-        with tempfile.TemporaryDirectory(prefix="scim-edge-bench-proximity-") as tmp:
-            dump = Path(tmp) / "big.xml.bz2"
-            subprocess.run(
-                [sys.executable, str(MAKE_BIG_DUMP), "--source", str(SOURCE), "--mb", str(a.mb),
-                 "-o", str(dump)],
-                check=True, stdout=subprocess.DEVNULL,
-            )  # fmt: skip
-            build_index(dump, Path(tmp) / "index")
-            result = {"dump_mb": a.mb, **measure(Path(tmp) / "index")}
+    ap = OneLineParser(prog="bench_proximity", description=__doc__.splitlines()[0])
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--index", type=nonempty, help="an index already built (name or dir)")
+    where.add_argument("--mb", type=float, help="make a dump of about this many MB, build it")
+    ap.add_argument("--out", type=nonempty, default=str(OUT))
+    a = ap.parse_args(argv)
+    if a.mb is not None and a.mb <= 0:
+        return fail("--mb must be a positive number")
+    try:
+        result = _measure(a)
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     print(json.dumps(result, indent=1))
     return write_json(a.out, result)
+
+
+def _measure(a: argparse.Namespace) -> dict:
+    from scim_edge.retrieval import resolve_index_dir
+
+    if a.index is not None:
+        index = resolve_index_dir(a.index)
+        return {"index": str(a.index), **measure(index)}
+    from index_builder.build import build_index
+
+    with tempfile.TemporaryDirectory(prefix="scim-edge-bench-proximity-") as tmp:
+        dump = Path(tmp) / "big.xml.bz2"
+        subprocess.run(
+            [sys.executable, str(MAKE_BIG_DUMP), "--source", str(SOURCE), "--mb", str(a.mb),
+             "-o", str(dump)],
+            check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        build_index(dump, Path(tmp) / "index")
+        return {"dump_mb": a.mb, **measure(Path(tmp) / "index")}
 
 
 if __name__ == "__main__":
