@@ -14,13 +14,16 @@ from scim_edge.retrieval import DISAMBIGUATION_WEIGHT, MAX_QUERY_TERMS, BM25Retr
 from scim_edge.types import Passage
 
 QUESTION = "Who was the first president of the United States?"
-# the same words, apart (and "president" twice, which plain BM25 prefers) ...
+# the same words, apart (and "president" twice: plain BM25 ranks it first) ...
 APART = (
     "The president met the first envoys; a president led the league, the united army and "
     "all the other states, and the first states came."
 )
 # ... and together, as the answer says it
-TOGETHER = "Beta was the first president of the United States, and the envoys met him."
+TOGETHER = (
+    "Beta was the first president of the United States, and the envoys met him at the old "
+    "harbour gate by the river."
+)
 
 
 def _dump(path: Path) -> Path:
@@ -70,6 +73,12 @@ def test_a_pair_is_kept_only_in_order_within_the_window():
     assert proximity.kept_share(pairs, {"first": [3], "presid": [3 + proximity.WINDOW]}) == 1.0
     assert proximity.kept_share(pairs, {"first": [3], "presid": [4 + proximity.WINDOW]}) == 0.0
     assert proximity.kept_share(pairs, {"first": [5], "presid": [4]}) == 0.0
+
+
+def test_without_its_pairs_bm25_would_rank_the_words_apart_first(retriever):
+    # what makes the next test able to fail: the words alone prefer Alpha
+    raw = _raw(retriever)
+    assert raw["1-0"] > raw["2-0"]
 
 
 def test_bm25_ranks_the_passage_that_keeps_the_phrase_first(retriever):
