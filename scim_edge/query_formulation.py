@@ -287,13 +287,17 @@ def retrieve(
         kept(retriever.search(query, max(candidates, k), exclude_ids=exclude))
         for query in formulation.queries
     ]
+    named: dict[int, str] = {}
     if pools and hasattr(retriever, "get"):
-        pools[0] += ranking.named_leads(retriever, question, [p for pl in pools for p in pl],
-                                        exclude, formulation.queries[0])  # fmt: skip
+        found = [p for pl in pools for p in pl]
+        named = ranking.named_pages(retriever, question, found)
+        pools[0] += ranking.named_leads(retriever, question, found, exclude,
+                                        formulation.queries[0], named)  # fmt: skip
     if formulation.query_scorers is None:
-        return ranking.rank([p for pool in pools for p in pool], formulation.scorer, k, exclude)
+        scorer = ranking.by_given_name(formulation.scorer, named)
+        return ranking.rank([p for pool in pools for p in pool], scorer, k, exclude)
     ranked = [
-        ranking.rank(pool, scorer, None, exclude)
+        ranking.rank(pool, ranking.by_given_name(scorer, named), None, exclude)
         for pool, scorer in zip(pools, formulation.query_scorers, strict=True)
     ]
     return _interleave(ranked, k)

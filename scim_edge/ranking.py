@@ -158,29 +158,40 @@ def question_names(question: str) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))[: 2 * MAX_NAMES]
 
 
+def named_pages(retriever: Any, question: str, pool: Sequence[Passage]) -> dict[int, str]:
+    """The articles the question names, each with the name it gives them (page id →
+    name): an article whose whole title occurs in the question (found among the searched
+    passages), and one that a name in the question gives as its exact title, one of its
+    redirects, or the other name its lead gives its subject (looked up in the index: "Who
+    wrote the novel The War of the Worlds?" brings only "World War I"-like titles to the
+    search, "the NBA" names "National Basketball Association", "the University of
+    Munich" names "LMU Munich", whose lead says it is "also referred to as" that)."""
+    pages = {pid: "" for pid in ordered_pages(p for p in pool if names_title(p.title, question))}
+    lookups = [getattr(retriever, m, None) for m in ("article_lead", "lead_naming")]
+    for name in question_names(question):
+        for lookup in lookups:
+            lead = lookup(name) if lookup is not None else None
+            if lead is not None:
+                pages.setdefault(lead.page_id, name)
+                break
+    return pages
+
+
 def named_leads(
     retriever: Any,
     question: str,
     pool: Sequence[Passage],
     exclude: Collection[str],
     query: str | None = None,
+    pages: Iterable[int] | None = None,
 ) -> list[Passage]:
-    """The lead passages of the articles the question names that the search did not bring:
-    when a question names an article, its lead is usually the best evidence (DrQA's
-    prior), even when passages repeating the question's verb outrank it ("Who wrote Animal
-    Farm?"). An article is named when its whole title occurs in the question (found among
-    the searched passages), or when a name in the question is its exact title or one of
-    its redirects (looked up in the index: "Who wrote the novel The War of the Worlds?"
-    brings only "World War I"-like titles to the search, "the NBA" names "National
-    Basketball Association")."""
+    """The lead passages of the articles the question names (`named_pages`) that the
+    search did not bring: when a question names an article, its lead is usually the best
+    evidence (DrQA's prior), even when passages repeating the question's verb outrank it
+    ("Who wrote Animal Farm?")."""
     have = {p.doc_id for p in pool} | set(exclude)
-    pages = ordered_pages(p for p in pool if names_title(p.title, question))
-    lookup = getattr(retriever, "article_lead", None)
-    if lookup is not None:
-        for name in question_names(question):
-            lead = lookup(name)
-            if lead is not None and lead.page_id not in pages:
-                pages.append(lead.page_id)
+    if pages is None:
+        pages = named_pages(retriever, question, pool)
     out: list[Passage] = []
     for page_id in pages:
         lead_id = f"{page_id}-0"
@@ -194,6 +205,25 @@ def named_leads(
                 out.append(lead)
                 have.add(lead_id)
     return out
+
+
+def by_given_name(
+    score: Callable[[Passage], float], names: dict[int, str]
+) -> Callable[[Passage], float]:
+    """`score`, reading a passage of an article the question names under another name
+    (`named_pages`) as if its title were that name: "LMU Munich" is the article the
+    question calls "the University of Munich", and its title earns what a title the
+    question gives in full earns."""
+    given = {pid: name for pid, name in names.items() if name}
+    if not given:
+        return score
+
+    def scored(p: Passage) -> float:
+        name = given.get(p.page_id)
+        own = score(p)
+        return own if name is None else max(own, score(replace(p, title=name)))
+
+    return scored
 
 
 def ordered_pages(passages: Iterable[Passage]) -> list[int]:

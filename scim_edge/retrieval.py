@@ -24,7 +24,7 @@ from typing import Any
 import tantivy
 
 from index_builder import schema as S
-from scim_edge import paths, proximity
+from scim_edge import lead_names, paths, proximity
 from scim_edge.atomic import is_hidden_temp
 from scim_edge.errors import IndexError_, UserError
 from scim_edge.textutil import STOPWORDS
@@ -37,6 +37,7 @@ MAX_QUERY_TERMS = 64
 DISAMBIGUATION_WEIGHT = 0.5
 DISAMBIGUATION_SLACK = 5
 TITLE_POOL = 20  # hits looked at for an exact title match
+LEAD_NAME_POOL = 50  # passages with a name looked at for a lead that gives it
 TIE_POOL_GROWTH = 4  # at most this many times the hits, to take in a tie at the cut
 # a phrase query of slop s finds the second word up to s + 1 words after the first (and,
 # Tantivy's slop being an edit distance, the two swapped up to s - 1 words apart)
@@ -476,6 +477,31 @@ class BM25Retriever:
         except (ValueError, OSError, RuntimeError) as e:
             raise self._corrupt(e) from None
         return by_alias[0] if len(by_alias) == 1 else None
+
+    def lead_naming(self, name: str) -> Passage | None:
+        """The lead of the one article whose first sentence gives `name` as its
+        subject's other name (`lead_names`: "also referred to as the University of
+        Munich"); None when no article does, or more than one."""
+        terms = self._stem.analyze(name)
+        if not terms:
+            return None
+        Q = tantivy.Query
+        if len(terms) > 1:
+            query = Q.phrase_query(self.schema, S.TEXT, terms, 0)
+        else:
+            query = Q.term_query(self.schema, S.TEXT, terms[0])
+        found: dict[int, Passage] = {}
+        try:
+            for _, addr in self.searcher.search(query, LEAD_NAME_POOL).hits:
+                doc = self.searcher.doc(addr)
+                if doc.get_first(S.DISAMBIGUATION) or doc.get_first(S.PASSAGE_NO):
+                    continue
+                lead = self._passage(doc, 0.0)
+                if lead_names.gives_name(lead.text, name):
+                    found[lead.page_id] = lead
+        except (ValueError, OSError, RuntimeError) as e:
+            raise self._corrupt(e) from None
+        return next(iter(found.values())) if len(found) == 1 else None
 
     def aliases(self, page_id: int) -> list[str]:
         """Redirect titles that point at the article (stored on its lead passage)."""

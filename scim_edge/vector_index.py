@@ -399,8 +399,8 @@ class HybridRetriever:
     nothing, and the shipped Critic rejected most hybrid rounds (simrag answered 39 of 175
     of our vital-en questions with static vectors, 111 without vectors). So the order is
     the fusion's and the score is BM25's, 0.0 for a passage only the vectors found that
-    shares no term with the query. `score_of` and `article_lead` are BM25's too, so the
-    loops' named leads are looked up and scored as on a BM25 index."""
+    shares no term with the query. `score_of`, `article_lead` and `lead_naming` are BM25's
+    too, so the loops' named leads are looked up and scored as on a BM25 index."""
 
     kind = "hybrid"
 
@@ -442,6 +442,10 @@ class HybridRetriever:
 
     def article_lead(self, name: str) -> Passage | None:
         lookup = getattr(self.bm25, "article_lead", None)
+        return lookup(name) if lookup is not None else None
+
+    def lead_naming(self, name: str) -> Passage | None:
+        lookup = getattr(self.bm25, "lead_naming", None)
         return lookup(name) if lookup is not None else None
 
 

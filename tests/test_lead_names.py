@@ -1,0 +1,103 @@
+"""A question may name an article by another name its lead gives it ("the University of
+Munich" for "LMU Munich"); the loops' first ranking then reads that article as named, as it
+reads one whose title the question gives in full."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scim_edge import lead_names, ranking
+from scim_edge import query_formulation as qf
+from scim_edge.retrieval import BM25Retriever
+
+QUESTION = "In which town was the University of Munich first founded?"
+LMU = (
+    "The Ludwig-Maximilians-Universität München, also referred to as the University of "
+    "Munich, is a public research university in Munich. It was founded in Ingolstadt."
+)
+PAGES = [
+    ("LMU Munich", LMU),
+    ("Munich", "Munich is the capital of Bavaria, a town on the Isar with a university."),
+    ("Town", "A town is a human settlement, larger than a village, that may have a university."),
+    ("University", "A university is a school of higher education; the first town to found one."),
+    ("Alpha Beta", "Alpha Beta was a physicist. He taught at the University of Munich."),
+    ("National Basketball Association", "The National Basketball Association (NBA) is a league."),
+    ("Gable", "William Clark Gable was an actor."),
+]
+
+
+def _dump(path: Path, pages: list[tuple[str, str]]) -> Path:
+    page = (
+        "<page><title>{t}</title><ns>0</ns><id>{n}</id><revision><id>{n}</id>"
+        "<text>{x}</text></revision></page>"
+    )
+    body = "".join(page.format(t=t, n=n, x=x) for n, (t, x) in enumerate(pages, start=1))
+    path.write_text(f"<mediawiki>{body}</mediawiki>", encoding="utf-8")
+    return path
+
+
+def _retriever(tmp: Path, pages: list[tuple[str, str]]) -> BM25Retriever:
+    from index_builder.build import build_index
+
+    build_index(_dump(tmp / "leads.xml", pages), tmp / "index")
+    return BM25Retriever.open(tmp / "index")
+
+
+@pytest.fixture(scope="module")
+def retriever(tmp_path_factory) -> BM25Retriever:
+    return _retriever(tmp_path_factory.mktemp("leadnames"), PAGES)
+
+
+def test_a_lead_gives_its_subject_another_name_before_its_copula():
+    assert lead_names.gives_name(LMU, "University of Munich")
+
+
+def test_a_name_after_the_copula_is_not_given_to_the_subject():
+    assert not lead_names.gives_name(LMU, "Ingolstadt")
+
+
+def test_a_name_inside_a_longer_name_is_not_given():
+    assert not lead_names.gives_name("William Clark Gable was an actor.", "William Clark")
+
+
+def test_one_word_before_the_copula_is_not_a_name_given():
+    assert not lead_names.gives_name("Chinese is a group of languages.", "Chinese")
+
+
+def test_an_abbreviation_in_parentheses_is_a_name_given():
+    assert lead_names.gives_name(PAGES[5][1], "NBA")
+
+
+def test_the_index_finds_the_article_whose_lead_gives_a_name(retriever):
+    lead = retriever.lead_naming("University of Munich")
+    assert (lead.title, lead.doc_id.endswith("-0")) == ("LMU Munich", True)
+
+
+def test_a_name_two_leads_give_names_neither(tmp_path):
+    twin = ("LMU twin", LMU.replace("Ludwig", "Ludwig II"))
+    r = _retriever(tmp_path, [*PAGES, twin])
+    assert r.lead_naming("University of Munich") is None
+
+
+def test_the_question_names_the_article_under_its_other_name(retriever):
+    named = ranking.named_pages(retriever, QUESTION, [])
+    titles = {retriever.get(f"{pid}-0").title: name for pid, name in named.items()}
+    assert titles.get("LMU Munich") == "University of Munich"
+
+
+def _first(retriever: BM25Retriever, credit: bool, monkeypatch) -> str:
+    if not credit:
+        monkeypatch.setattr(ranking, "by_given_name", lambda score, names: score)
+    found = qf.retrieve(retriever, qf.initial(QUESTION), 3, set(), 50, QUESTION)
+    return found[0].title
+
+
+def test_without_the_credit_titles_made_of_the_question_s_words_rank_first(retriever, monkeypatch):
+    # what makes the next test able to fail
+    assert _first(retriever, False, monkeypatch) != "LMU Munich"
+
+
+def test_the_article_named_under_another_name_ranks_first(retriever, monkeypatch):
+    assert _first(retriever, True, monkeypatch) == "LMU Munich"
