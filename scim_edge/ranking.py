@@ -28,7 +28,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from scim_edge import proximity
+from scim_edge import lead_names, proximity
 from scim_edge import textutil as tu
 from scim_edge.types import Passage
 
@@ -175,6 +175,20 @@ def named_pages(retriever: Any, question: str, pool: Sequence[Passage]) -> dict[
                 pages.setdefault(lead.page_id, name)
                 break
     return pages
+
+
+def names_leads_give(question: str, passages: Iterable[Passage]) -> dict[str, str]:
+    """Title → the name the question gives it, for each lead among `passages` that gives
+    its subject a name of the question as another name (`lead_names`): what the reader,
+    which reads only its passages, knows of `named_pages`' look-up."""
+    names = question_names(question)
+    given: dict[str, str] = {}
+    for p in passages:
+        if is_lead(p) and p.title not in given:
+            name = next((n for n in names if lead_names.gives_name(p.text, n)), None)
+            if name is not None:
+                given[p.title] = name
+    return given
 
 
 def named_leads(

@@ -4,13 +4,16 @@ reads one whose title the question gives in full."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from scim_edge import lead_names, ranking
 from scim_edge import query_formulation as qf
+from scim_edge.generation import reader_features as rf
 from scim_edge.retrieval import BM25Retriever
+from scim_edge.types import Passage
 
 QUESTION = "In which town was the University of Munich first founded?"
 LMU = (
@@ -101,3 +104,41 @@ def test_without_the_credit_titles_made_of_the_question_s_words_rank_first(retri
 
 def test_the_article_named_under_another_name_ranks_first(retriever, monkeypatch):
     assert _first(retriever, True, monkeypatch) == "LMU Munich"
+
+
+# The reader reads only its passages: a lead among them that gives the question's name names
+# its article for the reader too.
+NBA = Passage(
+    "62-0",
+    "National Basketball Association",
+    "",
+    "The National Basketball Association (NBA) is a professional basketball league in North "
+    "America composed of 30 teams.",
+)
+NBA_QUESTION = "How many teams play in the NBA?"
+
+
+def _feature(question: str, passages: list[Passage], text: str, name: str) -> float:
+    cands = {c.text: c for c in rf.candidates(question, passages)}
+    return float(cands[text].features[rf.FEATURES.index(name)])
+
+
+def test_a_lead_among_the_passages_that_gives_the_question_s_name_is_found():
+    assert ranking.names_leads_give(NBA_QUESTION, [NBA]) == {NBA.title: "NBA"}
+
+
+def test_a_later_passage_gives_no_name():
+    later = Passage("62-3", NBA.title, "", NBA.text)
+    assert ranking.names_leads_give(NBA_QUESTION, [later]) == {}
+
+
+def test_the_reader_reads_the_article_named_under_another_name_as_named():
+    assert _feature(NBA_QUESTION, [NBA], "30", "title_in_question") == 1.0
+
+
+def test_what_the_question_asks_beyond_that_name_is_its_relation():
+    # "teams" and "play" are asked of the NBA, as they are of an article titled "NBA"
+    titled = replace(NBA, title="NBA")
+    assert _feature(NBA_QUESTION, [NBA], "30", "relation_overlap") == _feature(
+        NBA_QUESTION, [titled], "30", "relation_overlap"
+    )

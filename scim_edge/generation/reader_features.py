@@ -68,7 +68,7 @@ from scim_edge.generation.spans import (
     unit_head,
 )
 from scim_edge.lead_types import LeadType, LeadTypes
-from scim_edge.ranking import is_lead, quick_stems
+from scim_edge.ranking import is_lead, names_leads_give, quick_stems
 from scim_edge.types import Passage
 
 QUESTION_KINDS = ("person", "place", "date", "number", "choice", "what", "open")
@@ -787,6 +787,9 @@ class _Pool:
     surnames: Counter[str] = field(default_factory=Counter)
     surname_passages: dict[str, set[str]] = field(default_factory=dict)
     types: LeadTypes | None = None
+    # title -> the name the question gives its article, where its lead gives that name
+    # ("the NBA" for "National Basketball Association"): the article is named all the same
+    given: dict[str, str] = field(default_factory=dict)
     # sentence -> (cosine to the question, minus the best sentence's), where vectors exist
     similarity: dict[str, tuple[float, float]] = field(default_factory=dict)
     names: frozenset[str] = frozenset()  # given names of the index's people (lower case)
@@ -814,8 +817,9 @@ class _Pool:
         the kind the question asks for is not its topic: "What is the currency of Japan?"
         names Japan, and asks for a currency, which the article "Currency" does not give."""
         if title not in self.titles:
-            t_low = " ".join(w.lower() for w in tu.words(title))
-            stems = tu.stem_set(title)
+            as_named = self.given.get(title, title)
+            t_low = " ".join(w.lower() for w in tu.words(as_named))
+            stems = tu.stem_set(as_named)
             named = bool(t_low) and f" {t_low} " in f" {self.q_low} "
             kind_only = bool(self.q.head) and stems == {self.q.head}
             self.titles[title] = (stems, float(named and not kind_only))
@@ -878,7 +882,7 @@ def _collect(
                  max((p.score for p in top), default=0.0) or 1.0, Counter(), {},
                  " ".join(w.lower() for w in tu.words(q.text)), {}, {}, types=types,
                  similarity=_similarities(q, [s for _, _, s in sents], similarity),
-                 names=names)  # fmt: skip
+                 names=names, given=names_leads_give(q.text, top))  # fmt: skip
     raw: list[_Raw] = []
     life_asked = _life_asked(q)
     life: list[_Raw] = []  # the asked life date of an article the question names
