@@ -43,7 +43,9 @@ def gives_name(lead_text: str, name: str) -> bool:
     head = subject_names(lead_text)
     if len(words) == 1:
         return name.isupper() and len(name) > 1 and f"({name})" in head
-    # the name's words in order, with any non-word characters between ("Divan-i Shams"),
-    # not inside a longer word or followed by another capitalised word
-    pattern = r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)(?!\W{0,2}[A-Z])"
+    # the name's words in order, in any case ("Lord Of The Rings"), with any non-word
+    # characters between ("Divan-i Shams"), not inside a longer word or followed by
+    # another capitalised word
+    said = r"\W+".join(map(re.escape, words))
+    pattern = rf"(?<!\w)(?i:{said})(?!\w)(?!\W{{0,2}}[A-Z])"
     return re.search(pattern, head) is not None

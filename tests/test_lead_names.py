@@ -142,3 +142,7 @@ def test_what_the_question_asks_beyond_that_name_is_its_relation():
     assert _feature(NBA_QUESTION, [NBA], "30", "relation_overlap") == _feature(
         NBA_QUESTION, [titled], "30", "relation_overlap"
     )
+
+
+def test_a_name_given_in_another_case_is_given():
+    assert lead_names.gives_name(LMU, "University Of Munich")
