@@ -1,0 +1,86 @@
+"""Bad input to the scripts under `benchmarks/`: one line on stderr saying what is wrong, a
+non-zero exit (2 for a usage error, a `UserError`'s own code) and no traceback, before any
+long work starts (a benchmark that fails after an hour's run, or prints forty lines of
+Python, wastes the hour or hides the reason).
+
+Each case runs the script as a user does (`python benchmarks/NAME.py ...`), in a folder of
+its own, with an empty SCIM_EDGE_HOME (conftest), so that no index is found by name.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BENCHMARKS = ROOT / "benchmarks"
+
+
+@dataclass(frozen=True)
+class Case:
+    """`script` run with `base` and then `bad` exits with `code` and says `reason` on
+    stderr. In the arguments, {file} is a file that is not JSON Lines, {empty} an empty
+    file, {missing} a path where nothing is and {tmp} the test's own folder; a flag given
+    twice takes the last value."""
+
+    script: str
+    bad: tuple[str, ...]
+    reason: str
+    code: int = 2
+    base: tuple[str, ...] = ()  # given before `bad`
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        return (*self.base, *self.bad)
+
+    @property
+    def id(self) -> str:
+        return f"{self.script} {' '.join(self.bad)}"
+
+
+# A case names a small size, a work folder and an output file of its own besides the bad
+# input, so that a script that stopped refusing the input fails fast here and writes nothing
+# into the repository.
+AB = ("--mb", "1", "--rounds", "1", "--workdir", "{tmp}/work", "--out", "{tmp}/out.json")
+
+CASES = [
+    Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
+    Case("bench_build_ab", ("--mb", "nan"), "must be a positive number", base=AB),
+    Case("bench_build_ab", ("--rounds", "0"), "must be a positive integer", base=AB),
+    Case("bench_build_ab", ("--workers", "x"), "must be a positive integer", base=AB),
+    Case("bench_build_ab", ("--checkpoint-every", "-1"), "must be a positive number", base=AB),
+    Case("bench_build_ab", ("--workdir", ""), "must not be empty", base=AB),
+    Case("bench_build_ab", ("--workdir", "{file}"), "is not a folder", base=AB),
+    Case("bench_build_ab", ("--baseline-root", "{missing}"), "not a checkout", base=AB),
+    Case("bench_build_ab", ("--out", ""), "must not be empty", base=AB),
+]
+
+
+def _args(case: Case, tmp: Path) -> list[str]:
+    (tmp / "not-jsonl.txt").write_text("this is not JSON\n", encoding="utf-8")
+    (tmp / "empty.jsonl").write_text("", encoding="utf-8")
+    places = {"{file}": tmp / "not-jsonl.txt", "{empty}": tmp / "empty.jsonl",
+              "{missing}": tmp / "missing", "{tmp}": tmp}  # fmt: skip
+    out = []
+    for arg in case.args:
+        for key, path in places.items():
+            arg = arg.replace(key, str(path))
+        out.append(arg)
+    return out
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_one_line_and_a_non_zero_exit(case: Case, tmp_path: Path):
+    r = subprocess.run(
+        [sys.executable, str(BENCHMARKS / f"{case.script}.py"), *_args(case, tmp_path)],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    assert r.returncode == case.code, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
+    assert case.reason in r.stderr
