@@ -47,6 +47,8 @@ class Case:
 # input, so that a script that stopped refusing the input fails fast here and writes nothing
 # into the repository.
 AB = ("--mb", "1", "--rounds", "1", "--workdir", "{tmp}/work", "--out", "{tmp}/out.json")
+BI = ("--mb", "1", "--repeat", "1", "--skip-wikiextractor", "--workdir", "{tmp}/work",
+      "--out", "{tmp}/out.json")  # fmt: skip
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -58,6 +60,11 @@ CASES = [
     Case("bench_build_ab", ("--workdir", "{file}"), "is not a folder", base=AB),
     Case("bench_build_ab", ("--baseline-root", "{missing}"), "not a checkout", base=AB),
     Case("bench_build_ab", ("--out", ""), "must not be empty", base=AB),
+    Case("bench_build_index", ("--mb", "-5"), "must be a positive number", base=BI),
+    Case("bench_build_index", ("--mb", "inf"), "must be a positive number", base=BI),
+    Case("bench_build_index", ("--repeat", "0"), "must be a positive integer", base=BI),
+    Case("bench_build_index", ("--workdir", "{file}"), "is not a folder", base=BI),
+    Case("bench_build_index", ("--out", ""), "must not be empty", base=BI),
 ]
 
 
