@@ -49,6 +49,8 @@ class Case:
 AB = ("--mb", "1", "--rounds", "1", "--workdir", "{tmp}/work", "--out", "{tmp}/out.json")
 BI = ("--mb", "1", "--repeat", "1", "--skip-wikiextractor", "--workdir", "{tmp}/work",
       "--out", "{tmp}/out.json")  # fmt: skip
+RS = ("--mb", "1", "--checkpoint-every", "1", "--workdir", "{tmp}/work", "--out",
+      "{tmp}/out.json")  # fmt: skip
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -65,6 +67,12 @@ CASES = [
     Case("bench_build_index", ("--repeat", "0"), "must be a positive integer", base=BI),
     Case("bench_build_index", ("--workdir", "{file}"), "is not a folder", base=BI),
     Case("bench_build_index", ("--out", ""), "must not be empty", base=BI),
+    Case("bench_resume", ("--mb", "0"), "must be a positive number", base=RS),
+    Case("bench_resume", ("--kill-at", "-1"), "must be a positive number", base=RS),
+    Case("bench_resume", ("--checkpoint-every", "nan"), "must be a positive number", base=RS),
+    Case("bench_resume", ("--workers", "0"), "must be a positive integer", base=RS),
+    Case("bench_resume", ("--workdir", "{file}"), "is not a folder", base=RS),
+    Case("bench_resume", ("--out", ""), "must not be empty", base=RS),
 ]
 
 
