@@ -51,6 +51,8 @@ BI = ("--mb", "1", "--repeat", "1", "--skip-wikiextractor", "--workdir", "{tmp}/
       "--out", "{tmp}/out.json")  # fmt: skip
 RS = ("--mb", "1", "--checkpoint-every", "1", "--workdir", "{tmp}/work", "--out",
       "{tmp}/out.json")  # fmt: skip
+SC = ("--mb", "1", "--queries", "5", "--no-one-worker", "--workdir", "{tmp}/work", "--out",
+      "{tmp}/out.json")  # fmt: skip
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -73,6 +75,10 @@ CASES = [
     Case("bench_resume", ("--workers", "0"), "must be a positive integer", base=RS),
     Case("bench_resume", ("--workdir", "{file}"), "is not a folder", base=RS),
     Case("bench_resume", ("--out", ""), "must not be empty", base=RS),
+    Case("bench_scale", ("--mb", "1", "0"), "must be a positive number", base=SC),
+    Case("bench_scale", ("--queries", "0"), "must be a positive integer", base=SC),
+    Case("bench_scale", ("--workers", "-2"), "must be a positive integer", base=SC),
+    Case("bench_scale", ("--workdir", "{file}"), "is not a folder", base=SC),
 ]
 
 
