@@ -79,6 +79,10 @@ CASES = [
     Case("bench_scale", ("--queries", "0"), "must be a positive integer", base=SC),
     Case("bench_scale", ("--workers", "-2"), "must be a positive integer", base=SC),
     Case("bench_scale", ("--workdir", "{file}"), "is not a folder", base=SC),
+    Case("bench_proximity", ("--mb", "0"), "must be a positive number"),
+    Case("bench_proximity", ("--mb", "nan"), "must be a positive number"),
+    Case("bench_proximity", ("--index", "nosuch"), "no index named"),
+    Case("bench_proximity", ("--index", "{tmp}"), "incomplete or corrupt"),
 ]
 
 
