@@ -25,14 +25,15 @@ BENCHMARKS = ROOT / "benchmarks"
 class Case:
     """`script` run with `base` and then `bad` exits with `code` and says `reason` on
     stderr. In the arguments, {file} is a file that is not JSON Lines, {empty} an empty
-    file, {missing} a path where nothing is and {tmp} the test's own folder; a flag given
-    twice takes the last value."""
+    file, {given} a file holding `given`, {missing} a path where nothing is and {tmp} the
+    test's own folder; a flag given twice takes the last value."""
 
     script: str
     bad: tuple[str, ...]
     reason: str
     code: int = 2
     base: tuple[str, ...] = ()  # given before `bad`
+    given: str = ""  # the text of {given}
 
     @property
     def args(self) -> tuple[str, ...]:
@@ -53,6 +54,11 @@ RS = ("--mb", "1", "--checkpoint-every", "1", "--workdir", "{tmp}/work", "--out"
       "{tmp}/out.json")  # fmt: skip
 SC = ("--mb", "1", "--queries", "5", "--no-one-worker", "--workdir", "{tmp}/work", "--out",
       "{tmp}/out.json")  # fmt: skip
+# An index that is not there: a script that reads its questions after the index, or not at
+# all, fails on it with another reason.
+MH = ("--index", "{missing}", "--out", "{tmp}/out.json")
+NO_BRIDGE = ('{"id": "m1", "question": "On which river stands the city?", "answers": ["Main"], '
+             '"type": "multihop", "titles": []}\n')  # fmt: skip
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -83,14 +89,25 @@ CASES = [
     Case("bench_proximity", ("--mb", "nan"), "must be a positive number"),
     Case("bench_proximity", ("--index", "nosuch"), "no index named"),
     Case("bench_proximity", ("--index", "{tmp}"), "incomplete or corrupt"),
+    Case("multihop", ("--index", "vital"), "no index named", base=MH),
+    Case("multihop", ("--index", "{tmp}/nosuch"), "no index at", base=MH),
+    Case("multihop", ("--index", "{tmp}"), "incomplete or corrupt", base=MH),
+    Case("multihop", ("--index", ""), "must not be empty", base=MH),
+    Case("multihop", ("--questions", "{tmp}/nosuch.jsonl"), "QA file not found", base=MH),
+    Case("multihop", ("--questions", "{file}"), "not valid JSON", base=MH),
+    Case("multihop", ("--questions", "{empty}"), "no questions found", base=MH),
+    Case("multihop", ("--questions", "{given}"), "needs its titles", base=MH, given=NO_BRIDGE),
+    Case("multihop", ("--out", ""), "must not be empty", base=MH),
 ]
 
 
 def _args(case: Case, tmp: Path) -> list[str]:
     (tmp / "not-jsonl.txt").write_text("this is not JSON\n", encoding="utf-8")
     (tmp / "empty.jsonl").write_text("", encoding="utf-8")
+    (tmp / "given.jsonl").write_text(case.given, encoding="utf-8")
     places = {"{file}": tmp / "not-jsonl.txt", "{empty}": tmp / "empty.jsonl",
-              "{missing}": tmp / "missing", "{tmp}": tmp}  # fmt: skip
+              "{given}": tmp / "given.jsonl", "{missing}": tmp / "missing",
+              "{tmp}": tmp}  # fmt: skip
     out = []
     for arg in case.args:
         for key, path in places.items():
