@@ -9,6 +9,7 @@ its own, with an empty SCIM_EDGE_HOME (conftest), so that no index is found by n
 
 from __future__ import annotations
 
+import bz2
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -33,7 +34,7 @@ class Case:
     reason: str
     code: int = 2
     base: tuple[str, ...] = ()  # given before `bad`
-    given: str = ""  # the text of {given}
+    given: str | bytes = ""  # what {given} holds
 
     @property
     def args(self) -> tuple[str, ...]:
@@ -41,7 +42,7 @@ class Case:
 
     @property
     def id(self) -> str:
-        return f"{self.script} {' '.join(self.bad)}"
+        return f"{self.script} {' '.join(self.bad)}: {self.reason}"
 
 
 # A case names a small size, a work folder and an output file of its own besides the bad
@@ -59,6 +60,9 @@ SC = ("--mb", "1", "--queries", "5", "--no-one-worker", "--workdir", "{tmp}/work
 MH = ("--index", "{missing}", "--out", "{tmp}/out.json")
 NO_BRIDGE = ('{"id": "m1", "question": "On which river stands the city?", "answers": ["Main"], '
              '"type": "multihop", "titles": []}\n')  # fmt: skip
+NO_ARTICLE = bz2.compress(b"<mediawiki><page><title>Wikipedia:About</title><ns>4</ns>"
+                          b"<revision><text>x</text></revision></page></mediawiki>")  # fmt: skip
+CUT_SHORT = bz2.compress(b"<mediawiki><page><title>A</title>")
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -98,13 +102,21 @@ CASES = [
     Case("multihop", ("--questions", "{empty}"), "no questions found", base=MH),
     Case("multihop", ("--questions", "{given}"), "needs its titles", base=MH, given=NO_BRIDGE),
     Case("multihop", ("--out", ""), "must not be empty", base=MH),
+    Case("bench_cleaner", ("--runs", "0"), "must be a positive integer", base=("--dump", "{file}")),
+    Case("bench_cleaner", ("--dump", ""), "must not be empty"),
+    Case("bench_cleaner", ("--dump", "{tmp}/nosuch.xml.bz2"), "dump not found"),
+    Case("bench_cleaner", ("--dump", "{tmp}"), "dump not found"),
+    Case("bench_cleaner", ("--dump", "{file}"), "cannot read dump"),
+    Case("bench_cleaner", ("--dump", "{given}"), "cannot read dump", given=CUT_SHORT),
+    Case("bench_cleaner", ("--dump", "{given}"), "holds no articles", given=NO_ARTICLE),
 ]
 
 
 def _args(case: Case, tmp: Path) -> list[str]:
     (tmp / "not-jsonl.txt").write_text("this is not JSON\n", encoding="utf-8")
     (tmp / "empty.jsonl").write_text("", encoding="utf-8")
-    (tmp / "given.jsonl").write_text(case.given, encoding="utf-8")
+    given = case.given if isinstance(case.given, bytes) else case.given.encode("utf-8")
+    (tmp / "given.jsonl").write_bytes(given)
     places = {"{file}": tmp / "not-jsonl.txt", "{empty}": tmp / "empty.jsonl",
               "{given}": tmp / "given.jsonl", "{missing}": tmp / "missing",
               "{tmp}": tmp}  # fmt: skip
