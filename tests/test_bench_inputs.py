@@ -109,6 +109,10 @@ CASES = [
     Case("bench_cleaner", ("--dump", "{file}"), "cannot read dump"),
     Case("bench_cleaner", ("--dump", "{given}"), "cannot read dump", given=CUT_SHORT),
     Case("bench_cleaner", ("--dump", "{given}"), "holds no articles", given=NO_ARTICLE),
+    Case("bench_quality", ("--index", "nosuch"), "no index named"),
+    Case("bench_quality", ("--index", "{tmp}"), "incomplete or corrupt"),
+    Case("bench_quality", ("--index", ""), "must not be empty"),
+    Case("bench_quality", ("--n", "0"), "must be a positive integer", base=("--index", "nosuch")),
 ]
 
 
@@ -128,13 +132,24 @@ def _args(case: Case, tmp: Path) -> list[str]:
     return out
 
 
+def _run(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(BENCHMARKS / f"{script}.py"), *args],
+                          capture_output=True, text=True, timeout=60, cwd=cwd)  # fmt: skip
+
+
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_line_and_a_non_zero_exit(case: Case, tmp_path: Path):
-    r = subprocess.run(
-        [sys.executable, str(BENCHMARKS / f"{case.script}.py"), *_args(case, tmp_path)],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path,
-    )  # fmt: skip
+    r = _run(case.script, _args(case, tmp_path), tmp_path)
     assert r.returncode == case.code, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
     assert case.reason in r.stderr
+
+
+def test_bench_quality_says_when_an_index_has_too_few_passages(demo_index: Path, tmp_path: Path):
+    """The demo index has no passage on Lincoln: the 7 passages to time are not there."""
+    r = _run("bench_quality", ["--index", str(demo_index), "--n", "5"], tmp_path)
+    assert r.returncode == 2, r.stderr[-2000:]
+    assert "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
+    assert "passages for the question" in r.stderr
