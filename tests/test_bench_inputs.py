@@ -113,6 +113,9 @@ CASES = [
     Case("bench_quality", ("--index", "{tmp}"), "incomplete or corrupt"),
     Case("bench_quality", ("--index", ""), "must not be empty"),
     Case("bench_quality", ("--n", "0"), "must be a positive integer", base=("--index", "nosuch")),
+    Case("bench_startup", ("--index", "nosuch"), "no index named"),
+    Case("bench_startup", ("--index", "{tmp}"), "incomplete or corrupt"),
+    Case("bench_startup", ("--n", "0"), "must be a positive integer", base=("--index", "nosuch")),
 ]
 
 
