@@ -12,8 +12,8 @@ imports the atomic writer at once, so a script that cannot reach it fails before
 measures, not after.
 
 Bad input is refused the same way, before any work: `positive_number` is the argparse type
-of a size or a time, and `workdir` makes the folder a benchmark works in or says in one
-line why it cannot.
+of a size or a time, `workdir` makes the folder a benchmark works in, and `checked_index`
+finds an index by name or folder; the last two raise a `UserError` saying why they cannot.
 """
 
 from __future__ import annotations
@@ -64,6 +64,17 @@ def workdir(path: str | None, flag: str, prefix: str) -> Path:
     except OSError as e:
         raise UserError(f"cannot make the {flag} folder {path}: {e.strerror or e}") from None
     return folder
+
+
+def checked_index(name_or_dir: str) -> Path:
+    """The folder of the index `name_or_dir` names (an installed name or a folder), opened
+    once to check it, for a benchmark that hands it to other processes or opens it only
+    after minutes of other work. Raises UserError when there is none or it is corrupt."""
+    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
+
+    index = resolve_index_dir(name_or_dir)
+    BM25Retriever.open(index)
+    return index
 
 
 def write_text(out: str | Path, text: str) -> int:

@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import fail, write_json
+from bench_output import checked_index, fail, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -91,16 +91,6 @@ def importtime_top(cmd: list[str], env: dict[str, str], n: int = 12) -> list[dic
     return sorted(rows, key=lambda r: -r["cumulative_ms"])[:n]
 
 
-def _index(name_or_dir: str) -> str:
-    """The folder of the index `name_or_dir` names, checked to open here: the timed
-    processes run in a home of their own, where a name would find nothing."""
-    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
-
-    index = resolve_index_dir(name_or_dir)
-    BM25Retriever.open(index)
-    return str(index)
-
-
 def main() -> int:
     from scim_edge.cli import OneLineParser
     from scim_edge.commands._args import nonempty, positive_int
@@ -111,8 +101,8 @@ def main() -> int:
                     help="index name or dir (default: build one from enwiki-sample)")  # fmt: skip
     ap.add_argument("--n", type=positive_int, default=5, help="questions (and --help runs) timed")
     args = ap.parse_args()
-    try:
-        index = None if args.index is None else _index(args.index)
+    try:  # a folder: the timed processes run in a home of their own, where no name is found
+        index = None if args.index is None else str(checked_index(args.index))
     except UserError as e:
         return fail(e.one_line(), e.exit_code)
     tmp = tempfile.TemporaryDirectory(prefix="scim-bench-start-")

@@ -112,3 +112,20 @@ def test_a_work_folder_that_cannot_be_made_is_refused(tmp_path):
     (tmp_path / "f").write_text("", encoding="utf-8")
     with pytest.raises(UserError, match="cannot make"):
         bench_output.workdir(str(tmp_path / "f" / "sub"), "--workdir", "x-")
+
+
+def test_an_index_is_found_by_name(tmp_path, demo_index, monkeypatch):
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(tmp_path))
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / "indexes" / "demo").symlink_to(demo_index)
+    assert bench_output.checked_index("demo") == tmp_path / "indexes" / "demo"
+
+
+def test_an_index_that_is_not_there_is_refused():
+    with pytest.raises(UserError, match="no index named"):
+        bench_output.checked_index("nosuch")
+
+
+def test_a_folder_that_is_no_index_is_refused(tmp_path):
+    with pytest.raises(UserError, match="incomplete or corrupt"):
+        bench_output.checked_index(str(tmp_path))
