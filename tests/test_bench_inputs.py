@@ -63,6 +63,9 @@ NO_BRIDGE = ('{"id": "m1", "question": "On which river stands the city?", "answe
 NO_ARTICLE = bz2.compress(b"<mediawiki><page><title>Wikipedia:About</title><ns>4</ns>"
                           b"<revision><text>x</text></revision></page></mediawiki>")  # fmt: skip
 CUT_SHORT = bz2.compress(b"<mediawiki><page><title>A</title>")
+# No index of that name (the home is empty): a number refused before the index is looked up.
+NO_INDEX = ("--index", "nosuch")
+TMP_OUT = ("--out", "{tmp}/out.json")
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -112,10 +115,29 @@ CASES = [
     Case("bench_quality", ("--index", "nosuch"), "no index named"),
     Case("bench_quality", ("--index", "{tmp}"), "incomplete or corrupt"),
     Case("bench_quality", ("--index", ""), "must not be empty"),
-    Case("bench_quality", ("--n", "0"), "must be a positive integer", base=("--index", "nosuch")),
+    Case("bench_quality", ("--n", "0"), "must be a positive integer", base=NO_INDEX),
     Case("bench_startup", ("--index", "nosuch"), "no index named"),
     Case("bench_startup", ("--index", "{tmp}"), "incomplete or corrupt"),
-    Case("bench_startup", ("--n", "0"), "must be a positive integer", base=("--index", "nosuch")),
+    Case("bench_startup", ("--n", "0"), "must be a positive integer", base=NO_INDEX),
+    Case("bench_vectors", ("--index", "nosuch"), "no index named", base=TMP_OUT),
+    Case(
+        "bench_vectors",
+        ("--index", "{tmp}"),
+        "incomplete or corrupt",
+        base=TMP_OUT,
+    ),
+    Case(
+        "bench_vectors",
+        ("--passages", "0"),
+        "must be a positive integer",
+        base=NO_INDEX,
+    ),
+    Case(
+        "bench_vectors",
+        ("--repeats", "0"),
+        "must be a positive integer",
+        base=NO_INDEX,
+    ),
 ]
 
 
