@@ -35,6 +35,7 @@ class Case:
     code: int = 2
     base: tuple[str, ...] = ()  # given before `bad`
     given: str | bytes = ""  # what {given} holds
+    needs: str = ""  # a module the script cannot start without (an optional extra)
 
     @property
     def args(self) -> tuple[str, ...]:
@@ -66,6 +67,7 @@ CUT_SHORT = bz2.compress(b"<mediawiki><page><title>A</title>")
 # No index of that name (the home is empty): a number refused before the index is looked up.
 NO_INDEX = ("--index", "nosuch")
 TMP_OUT = ("--out", "{tmp}/out.json")
+ZIM = {"needs": "libzim", "base": TMP_OUT}
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -120,24 +122,21 @@ CASES = [
     Case("bench_startup", ("--index", "{tmp}"), "incomplete or corrupt"),
     Case("bench_startup", ("--n", "0"), "must be a positive integer", base=NO_INDEX),
     Case("bench_vectors", ("--index", "nosuch"), "no index named", base=TMP_OUT),
+    Case("bench_vectors", ("--index", "{tmp}"), "incomplete or corrupt", base=TMP_OUT),
+    Case("bench_vectors", ("--passages", "0"), "must be a positive integer", base=NO_INDEX),
+    Case("bench_vectors", ("--repeats", "0"), "must be a positive integer", base=NO_INDEX),
+    Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
+    Case("bench_zim_html", ("--zim", "{tmp}"), "is a directory", **ZIM),
+    Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
+    Case("bench_zim_html", ("--zim", "{empty}"), "is empty", **ZIM),
+    Case("bench_zim_html", ("--zim", ""), "must not be empty", **ZIM),
     Case(
-        "bench_vectors",
-        ("--index", "{tmp}"),
-        "incomplete or corrupt",
-        base=TMP_OUT,
-    ),
-    Case(
-        "bench_vectors",
-        ("--passages", "0"),
+        "bench_zim_html",
+        ("--rounds", "0"),
         "must be a positive integer",
-        base=NO_INDEX,
-    ),
-    Case(
-        "bench_vectors",
-        ("--repeats", "0"),
-        "must be a positive integer",
-        base=NO_INDEX,
-    ),
+        needs="libzim",
+        base=("--zim", "{file}", *TMP_OUT),
+    ),  # fmt: skip
 ]
 
 
@@ -164,6 +163,8 @@ def _run(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_line_and_a_non_zero_exit(case: Case, tmp_path: Path):
+    if case.needs:
+        pytest.importorskip(case.needs)
     r = _run(case.script, _args(case, tmp_path), tmp_path)
     assert r.returncode == case.code, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
