@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from scim_edge.demo import demo_dump_path
 from tests.conftest import ROOT
 
 BENCHMARKS = ROOT / "benchmarks"
@@ -68,6 +69,8 @@ CUT_SHORT = bz2.compress(b"<mediawiki><page><title>A</title>")
 NO_INDEX = ("--index", "nosuch")
 TMP_OUT = ("--out", "{tmp}/out.json")
 ZIM = {"needs": "libzim", "base": TMP_OUT}
+# The demo dump builds in a second; `practice` then refuses too few questions at once.
+DEMO = ("--dump", str(demo_dump_path()), *TMP_OUT)
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -125,6 +128,11 @@ CASES = [
     Case("bench_vectors", ("--index", "{tmp}"), "incomplete or corrupt", base=TMP_OUT),
     Case("bench_vectors", ("--passages", "0"), "must be a positive integer", base=NO_INDEX),
     Case("bench_vectors", ("--repeats", "0"), "must be a positive integer", base=NO_INDEX),
+    Case("bench_practice", ("--dump", "{tmp}/nosuch.xml.bz2"), "no such file", base=TMP_OUT),
+    Case("bench_practice", ("--dump", "{file}"), "not an XML dump", base=TMP_OUT),
+    Case("bench_practice", ("--dump", ""), "must not be empty", base=TMP_OUT),
+    Case("bench_practice", ("--questions", "0"), "must be a positive integer", base=DEMO),
+    Case("bench_practice", ("--questions", "10"), "must be at least 50", base=DEMO),
     Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
     Case("bench_zim_html", ("--zim", "{tmp}"), "is a directory", **ZIM),
     Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
