@@ -10,14 +10,17 @@ its own, with an empty SCIM_EDGE_HOME (conftest), so that no index is found by n
 from __future__ import annotations
 
 import bz2
+import importlib.util
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
 from scim_edge.demo import demo_dump_path
+from scim_edge.errors import UserError
 from tests.conftest import ROOT
 
 BENCHMARKS = ROOT / "benchmarks"
@@ -71,6 +74,9 @@ TMP_OUT = ("--out", "{tmp}/out.json")
 ZIM = {"needs": "libzim", "base": TMP_OUT}
 # The demo dump builds in a second; `practice` then refuses too few questions at once.
 DEMO = ("--dump", str(demo_dump_path()), *TMP_OUT)
+# A work folder that is a file: a script that stopped refusing the number fails at once
+# instead of making and exporting a model.
+GEN = ("--work", "{file}")
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -133,6 +139,11 @@ CASES = [
     Case("bench_practice", ("--dump", ""), "must not be empty", base=TMP_OUT),
     Case("bench_practice", ("--questions", "0"), "must be a positive integer", base=DEMO),
     Case("bench_practice", ("--questions", "10"), "must be at least 50", base=DEMO),
+    Case("bench_generate", ("--runs", "0"), "must be a positive integer", base=GEN),
+    Case("bench_generate", ("--threads", "0"), "must be a positive integer", base=GEN),
+    Case("bench_generate", ("--only", "all"), "invalid choice", base=GEN),
+    Case("bench_generate", ("stray",), "unrecognized arguments", base=GEN),
+    Case("bench_generate", ("--work", "{file}"), "is not a folder"),
     Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
     Case("bench_zim_html", ("--zim", "{tmp}"), "is a directory", **ZIM),
     Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
@@ -187,3 +198,32 @@ def test_bench_quality_says_when_an_index_has_too_few_passages(demo_index: Path,
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
     assert "passages for the question" in r.stderr
+
+
+def _module(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(BENCHMARKS))  # the scripts import bench_output by its plain name
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def test_bench_generate_only_needs_an_earlier_result(tmp_path: Path, monkeypatch):
+    """`--only rss` merges into the results file: without one, it would fail after the
+    model's export and an hour's timing, on a missing key."""
+    bench_generate = _module("bench_generate")
+    monkeypatch.setattr(bench_generate, "OUT", tmp_path / "generate.json")
+    with pytest.raises(UserError, match="No such file"):
+        bench_generate.earlier_raw("rss")
+
+
+def test_bench_generate_only_needs_the_part_it_does_not_rerun(tmp_path: Path, monkeypatch):
+    bench_generate = _module("bench_generate")
+    monkeypatch.setattr(bench_generate, "OUT", tmp_path / "generate.json")
+    (tmp_path / "generate.json").write_text('{"raw": {"rss": {}}}', encoding="utf-8")
+    with pytest.raises(UserError, match="no timing figures"):
+        bench_generate.earlier_raw("rss")
