@@ -77,6 +77,7 @@ DEMO = ("--dump", str(demo_dump_path()), *TMP_OUT)
 # A work folder that is a file: a script that stopped refusing the number fails at once
 # instead of making and exporting a model.
 GEN = ("--work", "{file}")
+CUDA_RUN = ("run", "--work", "{tmp}")  # a folder with nothing prepared in it
 
 CASES = [
     Case("bench_build_ab", ("--mb", "0"), "must be a positive number", base=AB),
@@ -144,6 +145,12 @@ CASES = [
     Case("bench_generate", ("--only", "all"), "invalid choice", base=GEN),
     Case("bench_generate", ("stray",), "unrecognized arguments", base=GEN),
     Case("bench_generate", ("--work", "{file}"), "is not a folder"),
+    Case("bench_cuda", ("run", "--work", "{tmp}"), "holds no prepared models"),
+    Case("bench_cuda", ("run", "--work", "{file}"), "is not a folder"),
+    Case("bench_cuda", ("prepare", "--work", "{file}/sub"), "cannot make the --work folder"),
+    Case("bench_cuda", ("run", "--work", ""), "must not be empty"),
+    Case("bench_cuda", ("--runs", "0"), "must be a positive integer", base=CUDA_RUN),
+    Case("bench_cuda", ("--warmup", "-1"), "must be 0 or more", base=CUDA_RUN),
     Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
     Case("bench_zim_html", ("--zim", "{tmp}"), "is a directory", **ZIM),
     Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
