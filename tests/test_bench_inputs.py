@@ -151,6 +151,16 @@ CASES = [
     Case("bench_cuda", ("run", "--work", ""), "must not be empty"),
     Case("bench_cuda", ("--runs", "0"), "must be a positive integer", base=CUDA_RUN),
     Case("bench_cuda", ("--warmup", "-1"), "must be 0 or more", base=CUDA_RUN),
+    Case("check_dev_set", ("--corpus", ""), "must not be empty"),
+    Case("check_dev_set", ("--sets", "{file}"), "unrecognized arguments"),
+    Case("check_dev_set", ("--corpus", "{tmp}/nosuch.xml.bz2"), "corpus not found"),
+    Case(
+        "check_dev_set",
+        ("--set", "{tmp}"),
+        "cannot read question set",
+        base=("--corpus", "{given}"),
+        given=NO_ARTICLE,
+    ),  # fmt: skip
     Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
     Case("bench_zim_html", ("--zim", "{tmp}"), "is a directory", **ZIM),
     Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
