@@ -161,6 +161,9 @@ CASES = [
         base=("--corpus", "{given}"),
         given=NO_ARTICLE,
     ),  # fmt: skip
+    Case("bench_sentence_similarity", ("--index", "nosuch"), "no index named"),
+    Case("bench_sentence_similarity", ("--qa", ""), "must not be empty", base=NO_INDEX),
+    Case("bench_sentence_similarity", ("--out", ""), "must not be empty", base=NO_INDEX),
     Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
     Case("bench_zim_html", ("--zim", "{tmp}"), "is a directory", **ZIM),
     Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
