@@ -111,7 +111,10 @@ def main() -> int:
         from index_builder.build import build_index
 
         index = str(Path(tmp.name) / "enwiki-sample")
-        build_index(DATA / "enwiki-sample.xml.bz2", Path(index))
+        try:  # no sample dump: SCIM_EDGE_SHARED_DATA names the wrong folder, or none is there
+            build_index(DATA / "enwiki-sample.xml.bz2", Path(index))
+        except UserError as e:
+            return fail(e.one_line(), e.exit_code)
 
     floor = [wall([sys.executable, "-c", "pass"], env) for _ in range(args.n)]
     helps = [wall([*cli(), "--help"], env) for _ in range(args.n)]

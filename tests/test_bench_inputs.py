@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bz2
 import importlib.util
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -29,9 +30,9 @@ BENCHMARKS = ROOT / "benchmarks"
 @dataclass(frozen=True)
 class Case:
     """`script` run with `base` and then `bad` exits with `code` and says `reason` on
-    stderr. In the arguments, {file} is a file that is not JSON Lines, {empty} an empty
-    file, {given} a file holding `given`, {missing} a path where nothing is and {tmp} the
-    test's own folder; a flag given twice takes the last value."""
+    stderr. In the arguments and `env`, {file} is a file that is not JSON Lines, {empty} an
+    empty file, {given} a file holding `given`, {missing} a path where nothing is and {tmp}
+    the test's own folder; a flag given twice takes the last value."""
 
     script: str
     bad: tuple[str, ...]
@@ -40,6 +41,7 @@ class Case:
     base: tuple[str, ...] = ()  # given before `bad`
     given: str | bytes = ""  # what {given} holds
     needs: str = ""  # a module the script cannot start without (an optional extra)
+    env: tuple[tuple[str, str], ...] = ()  # environment variables set for the run
 
     @property
     def args(self) -> tuple[str, ...]:
@@ -131,6 +133,12 @@ CASES = [
     Case("bench_startup", ("--index", "nosuch"), "no index named"),
     Case("bench_startup", ("--index", "{tmp}"), "incomplete or corrupt"),
     Case("bench_startup", ("--n", "0"), "must be a positive integer", base=NO_INDEX),
+    Case(
+        "bench_startup",
+        ("--n", "1"),
+        "no such file",
+        env=(("SCIM_EDGE_SHARED_DATA", "{tmp}/nowhere"),),
+    ),  # fmt: skip
     Case("bench_vectors", ("--index", "nosuch"), "no index named", base=TMP_OUT),
     Case("bench_vectors", ("--index", "{tmp}"), "incomplete or corrupt", base=TMP_OUT),
     Case("bench_vectors", ("--passages", "0"), "must be a positive integer", base=NO_INDEX),
@@ -180,31 +188,37 @@ CASES = [
 
 
 def _args(case: Case, tmp: Path) -> list[str]:
+    """The case's arguments with its files made in `tmp` and named."""
     (tmp / "not-jsonl.txt").write_text("this is not JSON\n", encoding="utf-8")
     (tmp / "empty.jsonl").write_text("", encoding="utf-8")
     given = case.given if isinstance(case.given, bytes) else case.given.encode("utf-8")
     (tmp / "given.jsonl").write_bytes(given)
+    return [_place(arg, tmp) for arg in case.args]
+
+
+def _place(text: str, tmp: Path) -> str:
     places = {"{file}": tmp / "not-jsonl.txt", "{empty}": tmp / "empty.jsonl",
               "{given}": tmp / "given.jsonl", "{missing}": tmp / "missing",
               "{tmp}": tmp}  # fmt: skip
-    out = []
-    for arg in case.args:
-        for key, path in places.items():
-            arg = arg.replace(key, str(path))
-        out.append(arg)
-    return out
+    for key, path in places.items():
+        text = text.replace(key, str(path))
+    return text
 
 
-def _run(script: str, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def _run(
+    script: str, args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, str(BENCHMARKS / f"{script}.py"), *args],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)  # fmt: skip
+                          capture_output=True, text=True, timeout=60, cwd=cwd,
+                          env={**os.environ, **(env or {})})  # fmt: skip
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_input_is_one_line_and_a_non_zero_exit(case: Case, tmp_path: Path):
     if case.needs:
         pytest.importorskip(case.needs)
-    r = _run(case.script, _args(case, tmp_path), tmp_path)
+    env = {name: _place(value, tmp_path) for name, value in case.env}
+    r = _run(case.script, _args(case, tmp_path), tmp_path, env)
     assert r.returncode == case.code, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
