@@ -74,6 +74,10 @@ CUT_SHORT = bz2.compress(b"<mediawiki><page><title>A</title>")
 NO_INDEX = ("--index", "nosuch")
 TMP_OUT = ("--out", "{tmp}/out.json")
 ZIM = {"needs": "libzim", "base": TMP_OUT}
+ZIM_FILE = {"needs": "libzim", "base": ("--zim", "{file}", *TMP_OUT)}
+# A corpus of one page, and no article: check_dev_set reads it, then the set.
+CORPUS = {"base": ("--corpus", "{given}"), "given": NO_ARTICLE}
+NO_SHARED_DATA = (("SCIM_EDGE_SHARED_DATA", "{tmp}/nowhere"),)  # no sample dump to build from
 # The demo dump builds in a second; `practice` then refuses too few questions at once.
 DEMO = ("--dump", str(demo_dump_path()), *TMP_OUT)
 # A work folder that is a file: a script that stopped refusing the number fails at once
@@ -133,12 +137,7 @@ CASES = [
     Case("bench_startup", ("--index", "nosuch"), "no index named"),
     Case("bench_startup", ("--index", "{tmp}"), "incomplete or corrupt"),
     Case("bench_startup", ("--n", "0"), "must be a positive integer", base=NO_INDEX),
-    Case(
-        "bench_startup",
-        ("--n", "1"),
-        "no such file",
-        env=(("SCIM_EDGE_SHARED_DATA", "{tmp}/nowhere"),),
-    ),  # fmt: skip
+    Case("bench_startup", ("--n", "1"), "no such file", env=NO_SHARED_DATA),
     Case("bench_vectors", ("--index", "nosuch"), "no index named", base=TMP_OUT),
     Case("bench_vectors", ("--index", "{tmp}"), "incomplete or corrupt", base=TMP_OUT),
     Case("bench_vectors", ("--passages", "0"), "must be a positive integer", base=NO_INDEX),
@@ -162,13 +161,7 @@ CASES = [
     Case("check_dev_set", ("--corpus", ""), "must not be empty"),
     Case("check_dev_set", ("--sets", "{file}"), "unrecognized arguments"),
     Case("check_dev_set", ("--corpus", "{tmp}/nosuch.xml.bz2"), "corpus not found"),
-    Case(
-        "check_dev_set",
-        ("--set", "{tmp}"),
-        "cannot read question set",
-        base=("--corpus", "{given}"),
-        given=NO_ARTICLE,
-    ),  # fmt: skip
+    Case("check_dev_set", ("--set", "{tmp}"), "cannot read question set", **CORPUS),
     Case("bench_sentence_similarity", ("--index", "nosuch"), "no index named"),
     Case("bench_sentence_similarity", ("--qa", ""), "must not be empty", base=NO_INDEX),
     Case("bench_sentence_similarity", ("--out", ""), "must not be empty", base=NO_INDEX),
@@ -177,13 +170,7 @@ CASES = [
     Case("bench_zim_html", ("--zim", "{file}"), "not a ZIM file", **ZIM),
     Case("bench_zim_html", ("--zim", "{empty}"), "is empty", **ZIM),
     Case("bench_zim_html", ("--zim", ""), "must not be empty", **ZIM),
-    Case(
-        "bench_zim_html",
-        ("--rounds", "0"),
-        "must be a positive integer",
-        needs="libzim",
-        base=("--zim", "{file}", *TMP_OUT),
-    ),  # fmt: skip
+    Case("bench_zim_html", ("--rounds", "0"), "must be a positive integer", **ZIM_FILE),
 ]
 
 
