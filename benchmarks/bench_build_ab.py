@@ -15,36 +15,43 @@ benchmarks/results/build_ab.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
-from bench_output import write_json
+from bench_output import fail, positive_number, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "build_ab.json"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=float, default=100.0)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--checkpoint-every", type=float, default=30.0)
-    ap.add_argument("--baseline-root", type=Path, help="another checkout to compare with")
-    ap.add_argument("--workdir", type=Path)
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_build_ab", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=positive_number, default=100.0)
+    ap.add_argument("--rounds", type=positive_int, default=2)
+    ap.add_argument("--workers", type=positive_int, default=2)
+    ap.add_argument("--checkpoint-every", type=positive_number, default=30.0)
+    ap.add_argument("--baseline-root", type=nonempty, help="another checkout to compare with")
+    ap.add_argument("--workdir", type=nonempty)
+    ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     a = ap.parse_args()
-    work = a.workdir or Path(tempfile.mkdtemp(prefix="bench-ab-"))
-    work.mkdir(parents=True, exist_ok=True)
+    baseline = Path(a.baseline_root) if a.baseline_root else None
+    if baseline is not None and not (baseline / "scim_edge").is_dir():
+        return fail(f"--baseline-root {baseline} is not a checkout of the project (no scim_edge/)")
+    try:
+        work = workdir(a.workdir, "--workdir", "bench-ab-")
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     dump = work / f"enwiki-{a.mb:g}mb-multistream.xml.bz2"
     if not dump.exists():
         subprocess.run([sys.executable, str(MAKE_BIG_DUMP), "--source", str(SOURCE), "--mb",
@@ -58,9 +65,9 @@ def main() -> int:
         "no_checkpoints": ([*scim, "--restart", "--workers", str(a.workers),
                             "--checkpoint-every", "1e9", "--out", str(work / "b")], ours),
     }  # fmt: skip
-    if a.baseline_root:
+    if baseline is not None:
         base_env = dict(os.environ, SCIM_EDGE_HOME=home,
-                        PYTHONPATH=str(a.baseline_root.resolve()))  # fmt: skip
+                        PYTHONPATH=str(baseline.resolve()))  # fmt: skip
         # the baseline may predate --workers/--restart: it used 2 workers by default
         variants["baseline"] = ([*scim, "--out", str(work / "c")], base_env)
     runs: dict[str, list[dict]] = {k: [] for k in variants}

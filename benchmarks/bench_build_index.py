@@ -21,7 +21,6 @@ rounds go to benchmarks/results/build_index.json.
 
 from __future__ import annotations
 
-import argparse
 import bz2
 import json
 import os
@@ -31,13 +30,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import psutil
-from bench_output import write_json
+from bench_output import fail, positive_number, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SCIM_EDGE_SHARED", ROOT.parent / "shared"))
@@ -144,16 +142,23 @@ def dir_bytes(path: Path) -> int:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=float, default=170.0, help="dump size in MB of XML")
-    ap.add_argument("--repeat", type=int, default=3, help="rounds (medians are reported)")
-    ap.add_argument("--workdir", type=Path, help="where dumps and outputs go (default: temp)")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_build_index", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=positive_number, default=170.0, help="dump size in MB of XML")
+    ap.add_argument("--repeat", type=positive_int, default=3,
+                    help="rounds (medians are reported)")  # fmt: skip
+    ap.add_argument("--workdir", type=nonempty, help="where dumps and outputs go (default: temp)")
+    ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     ap.add_argument("--skip-wikiextractor", action="store_true")
     a = ap.parse_args()
 
-    work = a.workdir or Path(tempfile.mkdtemp(prefix="bench-build-index-"))
-    work.mkdir(parents=True, exist_ok=True)
+    try:
+        work = workdir(a.workdir, "--workdir", "bench-build-index-")
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     env = dict(os.environ, SCIM_EDGE_HOME=str(work / "home"), PYTHONUNBUFFERED="1")
     print(f"work dir {work}", file=sys.stderr)
     t = time.perf_counter()

@@ -16,7 +16,6 @@ Writes benchmarks/results/cleaner.json.
 
 from __future__ import annotations
 
-import argparse
 import bz2
 import os
 import platform
@@ -30,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_output import write_json  # noqa: E402
+from bench_output import fail, write_json  # noqa: E402
 
 from index_builder.wikitext import clean_article, is_disambiguation  # noqa: E402
 
@@ -50,6 +49,22 @@ def read_articles(path: Path) -> list[tuple[str, str]]:
                 text = el.findtext("{*}revision/{*}text") or ""
                 articles.append((el.findtext("{*}title") or "", text))
             el.clear()
+    return articles
+
+
+def load_dump(path: Path) -> list[tuple[str, str]]:
+    """`read_articles` of `path`; UserError when it is missing, cannot be read as a bz2
+    MediaWiki dump, or holds no article."""
+    from scim_edge.errors import UserError
+
+    if not path.is_file():
+        raise UserError(f"dump not found: {path}")
+    try:
+        articles = read_articles(path)
+    except (OSError, EOFError, ET.ParseError) as e:
+        raise UserError(f"cannot read dump {path}: {e}") from None
+    if not articles:
+        raise UserError(f"dump {path} holds no articles")
     return articles
 
 
@@ -73,15 +88,19 @@ def wikiextractor_cleaner() -> Callable[[str, str], object] | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--dump", type=Path, default=DEFAULT_DUMP)
-    args = parser.parse_args()
-    if not args.dump.exists():
-        print(f"dump not found: {args.dump}", file=sys.stderr)
-        return 2
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
 
-    articles = read_articles(args.dump)
+    parser = OneLineParser(prog="bench_cleaner", description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=positive_int, default=5)
+    parser.add_argument("--dump", type=nonempty, default=str(DEFAULT_DUMP))
+    args = parser.parse_args()
+    args.dump = Path(args.dump)
+    try:
+        articles = load_dump(args.dump)
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     size = sum(len(text.encode("utf-8")) for _, text in articles)
     mb = size / 1e6
 

@@ -29,7 +29,6 @@ Writes benchmarks/results/cuda.json (or --out).
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -451,16 +450,27 @@ def run(work: Path, out: Path, runs: int, warmup: int) -> dict[str, Any]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+
+    ap = OneLineParser(prog="bench_cuda", description=__doc__.splitlines()[0])
     ap.add_argument("step", choices=("prepare", "run"))
-    ap.add_argument("--work", type=Path, required=True)
+    ap.add_argument("--work", type=nonempty, required=True)
     ap.add_argument("--strip", action="store_true", help="prepare: leave large weights out")
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=positive_int, default=5)
     ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--out", type=Path, default=OUT)
+    ap.add_argument("--out", type=nonempty, default=str(OUT))
     args = ap.parse_args()
+    args.work, args.out = Path(args.work), Path(args.out)
+    if args.warmup < 0:
+        ap.error(f"argument --warmup: must be 0 or more (got {args.warmup})")
+    if args.work.exists() and not args.work.is_dir():
+        ap.error(f"--work {args.work} is not a folder")
     if args.step == "prepare":
-        args.work.mkdir(parents=True, exist_ok=True)
+        try:
+            args.work.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            ap.error(f"cannot make the --work folder {args.work}: {e.strerror or e}")
         prepare(args.work, args.strip)
     else:
         need = [args.work / "home" / "models" / m for m in ("tiny", "flan-shape", "minilm-shape")]

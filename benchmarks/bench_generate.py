@@ -36,7 +36,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import write_json
+from bench_output import fail, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "benchmarks" / "results" / "generate.json"
@@ -288,11 +288,15 @@ def med(xs: list[float]) -> float:
     return round(statistics.median(xs), 4)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--work", type=Path, help="keep/reuse the exported model here")
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--threads", type=int, default=2)
+def parse_args() -> argparse.Namespace:
+    """The command line; a bad value is one line on stderr and exit 2."""
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+
+    ap = OneLineParser(prog="bench_generate", description=__doc__.splitlines()[0])
+    ap.add_argument("--work", type=nonempty, help="keep/reuse the exported model here")
+    ap.add_argument("--runs", type=positive_int, default=5)
+    ap.add_argument("--threads", type=positive_int, default=2)
     ap.add_argument(
         "--only",
         choices=("timing", "rss"),
@@ -303,6 +307,36 @@ def main() -> int:
     ap.add_argument("--serve", help=argparse.SUPPRESS)
     ap.add_argument("rest", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.rest and not (args.serve or args.child):  # only the child processes take these
+        ap.error(f"unrecognized arguments: {' '.join(args.rest)}")
+    return args
+
+
+def earlier_raw(only: str | None) -> dict:
+    """The raw figures of the results file that `--only` merges its part into ({} without
+    --only). UserError when there is none to merge into: no file, not JSON, or without the
+    part that is not rerun."""
+    if only is None:
+        return {}
+    from scim_edge.errors import UserError
+
+    other = "rss" if only == "timing" else "timing"
+    try:
+        raw = json.loads(OUT.read_text(encoding="utf-8")).get("raw", {})
+    except OSError as e:
+        raise UserError(f"--only {only} merges into {OUT}: {e.strerror or e}") from None
+    except (ValueError, AttributeError):
+        raise UserError(f"--only {only} merges into {OUT}, which is not a result") from None
+    if other not in raw:
+        raise UserError(f"--only {only} merges into {OUT}, which has no {other} figures "
+                        "(run without --only first)")  # fmt: skip
+    return raw
+
+
+def main() -> int:
+    from scim_edge.errors import UserError
+
+    args = parse_args()
     conv = [int(a) if a.isdigit() else a for a in args.rest]
     if args.serve:
         {"ours": serve_ours, "pytorch": serve_pytorch}[args.serve](*conv)
@@ -311,17 +345,16 @@ def main() -> int:
         print(json.dumps({"rss": child_rss}[args.child](*conv)))
         return 0
 
+    try:
+        raw = earlier_raw(args.only)
+        work = None if args.work is None else workdir(args.work, "--work", "bench-generate-")
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     tmp = None
-    if args.work is None:
+    if work is None:
         tmp = tempfile.TemporaryDirectory(prefix="bench-generate-")
         work = Path(tmp.name)
-    else:
-        work = args.work
-        work.mkdir(parents=True, exist_ok=True)
     src, model_dir, manifest = prepare(work)
-    raw: dict = {}
-    if args.only and OUT.is_file():
-        raw = json.loads(OUT.read_text(encoding="utf-8")).get("raw", {})
     if args.only in (None, "timing"):
         print("timing (a), (b), (c) in lockstep rounds...", file=sys.stderr)
         raw["timing"] = time_all(model_dir, src, args.threads, args.runs)

@@ -10,17 +10,25 @@ The scripts run as `python benchmarks/NAME.py`, so this folder is first on `sys.
 they import this module by its plain name. It puts the project root on `sys.path` and
 imports the atomic writer at once, so a script that cannot reach it fails before it
 measures, not after.
+
+Bad input is refused the same way, before any work: `positive_number` is the argparse type
+of a size or a time, `workdir` makes the folder a benchmark works in, and `checked_index`
+finds an index by name or folder; the last two raise a `UserError` saying why they cannot.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from scim_edge.atomic import write_text as _write_atomically
+from scim_edge.errors import UserError
 
 
 def fail(message: str, code: int = 2) -> int:
@@ -28,6 +36,45 @@ def fail(message: str, code: int = 2) -> int:
     the exit status to end with."""
     print(f"{Path(sys.argv[0]).stem}: error: {message}", file=sys.stderr)
     return code
+
+
+def positive_number(text: str) -> float:
+    """An argparse type: a finite number above 0 (megabytes, seconds, a share). "nan" and
+    "inf" read as floats, and would only fail later, in a child process, or never end."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number (got {text!r})")
+    return value
+
+
+def workdir(path: str | None, flag: str, prefix: str) -> Path:
+    """The folder a benchmark keeps its dumps and indexes in: `path` (given as `flag`), made
+    when missing, or a new temporary folder when None. Raises UserError when `path` cannot
+    be a folder (a file is there, no permission), before any work is done."""
+    if path is None:
+        return Path(tempfile.mkdtemp(prefix=prefix))
+    folder = Path(path)
+    if folder.exists() and not folder.is_dir():
+        raise UserError(f"{flag} {path} is not a folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UserError(f"cannot make the {flag} folder {path}: {e.strerror or e}") from None
+    return folder
+
+
+def checked_index(name_or_dir: str) -> Path:
+    """The folder of the index `name_or_dir` names (an installed name or a folder), opened
+    once to check it, for a benchmark that hands it to other processes or opens it only
+    after minutes of other work. Raises UserError when there is none or it is corrupt."""
+    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
+
+    index = resolve_index_dir(name_or_dir)
+    BM25Retriever.open(index)
+    return index
 
 
 def write_text(out: str | Path, text: str) -> int:

@@ -13,7 +13,6 @@ Writes JSON and prints it.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,25 +22,46 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import write_json
+from bench_output import fail, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_cli(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`scim-edge ARGS` run in `env`. UserError with the command's own one-line message and
+    exit status when it fails (a dump it cannot read, too few questions)."""
+    from scim_edge.errors import UserError
+
+    r = subprocess.run([sys.executable, "-m", "scim_edge", *args], env=env, capture_output=True,
+                       text=True, check=False)  # fmt: skip
+    if r.returncode != 0:
+        said = r.stderr.strip().splitlines()[-1:] or [f"exit status {r.returncode}"]
+        raise UserError(f"scim-edge {args[0]}: {said[0].removeprefix('scim-edge: error: ')}",
+                        exit_code=r.returncode)  # fmt: skip
+    return r
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--dump", default=str(ROOT.parent / "shared" / "data" / "vital-en.xml.bz2"))
-    ap.add_argument("--questions", type=int, default=6000)
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "practice.json"))
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_practice", description=__doc__.splitlines()[0])
+    ap.add_argument("--dump", type=nonempty,
+                    default=str(ROOT.parent / "shared" / "data" / "vital-en.xml.bz2"))  # fmt: skip
+    ap.add_argument("--questions", type=positive_int, default=6000)
+    ap.add_argument("--out", type=nonempty,
+                    default=str(ROOT / "benchmarks" / "results" / "practice.json"))  # fmt: skip
     args = ap.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="scim-edge-bench-practice-"))
     env = {**os.environ, "SCIM_EDGE_HOME": str(home)}
-    cli = [sys.executable, "-m", "scim_edge"]
-    subprocess.run([*cli, "build-index", args.dump, "--name", "bench"], env=env, check=True,
-                   capture_output=True)  # fmt: skip
-    t0 = time.perf_counter()
-    r = subprocess.run([*cli, "practice", "--index", "bench", "--questions", str(args.questions),
-                        "--json"], env=env, check=True, capture_output=True, text=True)  # fmt: skip
+    try:
+        run_cli(["build-index", args.dump, "--name", "bench"], env)
+        t0 = time.perf_counter()
+        r = run_cli(["practice", "--index", "bench", "--questions", str(args.questions),
+                       "--json"], env)  # fmt: skip
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     practice_s = time.perf_counter() - t0
     manifest = json.loads(r.stdout)
 

@@ -11,7 +11,6 @@ Target: median < 1 ms. Writes benchmarks/results/quality.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -20,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import write_json
+from bench_output import fail, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -29,25 +28,36 @@ QUESTION = "Who assassinated Abraham Lincoln and where did it happen?"
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--index", help="index directory (default: build one from enwiki-sample)")
-    ap.add_argument("--n", type=int, default=2000, help="timed evaluations")
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_quality", description=__doc__.splitlines()[0])
+    ap.add_argument("--index", type=nonempty,
+                    help="index name or dir (default: build one from enwiki-sample)")  # fmt: skip
+    ap.add_argument("--n", type=positive_int, default=2000, help="timed evaluations")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory(prefix="scim-bench-q-")
     os.environ.setdefault("SCIM_EDGE_HOME", tmp.name)
 
     from scim_edge import textutil as tu
     from scim_edge.quality import Evaluator, Evidence
-    from scim_edge.retrieval import BM25Retriever
+    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
 
-    index = args.index
-    if index is None:
-        from index_builder.build import build_index
+    try:
+        if args.index is None:
+            from index_builder.build import build_index
 
-        index = str(Path(tmp.name) / "enwiki-sample")
-        build_index(DATA / "enwiki-sample.xml.bz2", Path(index))
-    passages = BM25Retriever.open(Path(index)).search(QUESTION, 7)
-    assert len(passages) == 7
+            index = Path(tmp.name) / "enwiki-sample"
+            build_index(DATA / "enwiki-sample.xml.bz2", index)
+        else:
+            index = resolve_index_dir(args.index)
+        passages = BM25Retriever.open(index).search(QUESTION, 7)
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
+    if len(passages) < 7:
+        return fail(f"index {index.name} gives {len(passages)} passages for the question; "
+                    "7 are timed")  # fmt: skip
 
     words = " ".join(p.text for p in passages).split()
     fillers = ["Paris", "1912", "because", "Napoleon", "quickly", "Tokyo", "42"]

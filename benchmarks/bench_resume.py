@@ -19,14 +19,12 @@ benchmarks/results/resume.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -34,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
-from bench_output import write_json
+from bench_output import fail, positive_number, workdir, write_json
 
 from index_builder import checkpoint as CK
 
@@ -47,17 +45,25 @@ def manifest(path: Path) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=float, default=600.0, help="dump size in MB of XML")
-    ap.add_argument("--kill-at", type=float, default=0.6, help="share of T_full to kill at")
-    ap.add_argument("--checkpoint-every", type=float, default=30.0, help="seconds")
-    ap.add_argument("--workers", type=int, default=None, help="default: every core")
-    ap.add_argument("--workdir", type=Path, help="where the dump and indexes go (default: temp)")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_resume", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=positive_number, default=600.0, help="dump size in MB of XML")
+    ap.add_argument("--kill-at", type=positive_number, default=0.6,
+                    help="share of T_full to kill at")  # fmt: skip
+    ap.add_argument("--checkpoint-every", type=positive_number, default=30.0, help="seconds")
+    ap.add_argument("--workers", type=positive_int, default=None, help="default: every core")
+    ap.add_argument("--workdir", type=nonempty,
+                    help="where the dump and indexes go (default: temp)")  # fmt: skip
+    ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     a = ap.parse_args()
 
-    work = a.workdir or Path(tempfile.mkdtemp(prefix="bench-resume-"))
-    work.mkdir(parents=True, exist_ok=True)
+    try:
+        work = workdir(a.workdir, "--workdir", "bench-resume-")
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     env = dict(os.environ, SCIM_EDGE_HOME=str(work / "home"), PYTHONUNBUFFERED="1")
     dump = work / f"enwiki-{a.mb:g}mb-multistream.xml.bz2"
     if not dump.exists():

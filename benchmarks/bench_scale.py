@@ -24,14 +24,12 @@ Results: benchmarks/results/scale.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -42,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_build_index import MAKE_BIG_DUMP, SHARED, SOURCE, dir_bytes
-from bench_output import write_json
+from bench_output import fail, positive_number, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "scale.json"
@@ -203,20 +201,26 @@ def project(rows: list[dict], workers_1: dict | None) -> dict:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=float, nargs="+", default=[500.0, 2000.0])
-    ap.add_argument("--workers", type=int, default=None, help="default: every core")
-    ap.add_argument("--queries", type=int, default=300)
-    ap.add_argument("--workdir", type=Path, help="where dumps and indexes go (default: temp)")
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_scale", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--mb", type=positive_number, nargs="+", default=[500.0, 2000.0])
+    ap.add_argument("--workers", type=positive_int, default=None, help="default: every core")
+    ap.add_argument("--queries", type=positive_int, default=300)
+    ap.add_argument("--workdir", type=nonempty, help="where dumps and indexes go (default: temp)")
+    ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     ap.add_argument("--no-one-worker", action="store_true",
                     help="skip the one-worker build at the largest size")  # fmt: skip
     a = ap.parse_args()
     from index_builder.build import default_workers
 
     workers = a.workers or default_workers()
-    work = a.workdir or Path(tempfile.mkdtemp(prefix="bench-scale-"))
-    work.mkdir(parents=True, exist_ok=True)
+    try:
+        work = workdir(a.workdir, "--workdir", "bench-scale-")
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     env = dict(os.environ, SCIM_EDGE_HOME=str(work / "home"), PYTHONUNBUFFERED="1")
     rows = []
     for mb in sorted(a.mb):

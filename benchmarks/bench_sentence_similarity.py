@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_output import write_json
+from bench_output import fail, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -62,11 +62,11 @@ def main(argv: list[str] | None = None) -> int:
     from scim_edge.cli import OneLineParser
     from scim_edge.commands._args import nonempty
 
-    ap = OneLineParser(description=__doc__.splitlines()[0])
+    ap = OneLineParser(prog="bench_sentence_similarity", description=__doc__.splitlines()[0])
     ap.add_argument("--index", required=True, type=nonempty)
-    ap.add_argument("--qa", type=Path, default=ROOT / "benchmarks" / "dev_vital.jsonl")
+    ap.add_argument("--qa", type=nonempty, default=str(ROOT / "benchmarks" / "dev_vital.jsonl"))
     out = ROOT / "benchmarks" / "results" / "sentence_similarity.json"
-    ap.add_argument("--out", type=Path, default=out)
+    ap.add_argument("--out", type=nonempty, default=str(out))
     a = ap.parse_args(argv)
 
     from scim_edge.errors import UserError
@@ -81,13 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         questions = [item.question for item in load_qa(a.qa)]
         plain = Reader.for_index(directory)
     except UserError as e:
-        print(f"error: {e.one_line()}", file=sys.stderr)
-        return e.exit_code
+        return fail(e.one_line(), e.exit_code)
     similarity = SentenceSimilarity.for_index(directory)
     if similarity is None:
-        print(f"error: index {directory.name} has no passage vectors whose model is installed",
-              file=sys.stderr)  # fmt: skip
-        return 2
+        return fail(f"index {directory.name} has no passage vectors whose model is installed")
     plain.similarity = None
     measured = Reader(plain.model, plain.source, plain.types, similarity=similarity)
     floor, cold, warm, sentences, differ = _time_readings(questions, bm25, plain, measured)

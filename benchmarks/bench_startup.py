@@ -18,7 +18,6 @@ Writes benchmarks/results/startup.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
@@ -31,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import write_json
+from bench_output import checked_index, fail, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -93,18 +92,29 @@ def importtime_top(cmd: list[str], env: dict[str, str], n: int = 12) -> list[dic
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--index", help="index directory (default: build one from enwiki-sample)")
-    ap.add_argument("--n", type=int, default=5, help="questions (and --help runs) timed")
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="bench_startup", description=__doc__.splitlines()[0])
+    ap.add_argument("--index", type=nonempty,
+                    help="index name or dir (default: build one from enwiki-sample)")  # fmt: skip
+    ap.add_argument("--n", type=positive_int, default=5, help="questions (and --help runs) timed")
     args = ap.parse_args()
+    try:  # a folder: the timed processes run in a home of their own, where no name is found
+        index = None if args.index is None else str(checked_index(args.index))
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     tmp = tempfile.TemporaryDirectory(prefix="scim-bench-start-")
     env = {**os.environ, "SCIM_EDGE_HOME": tmp.name, "PYTHONPATH": str(ROOT)}
-    index = args.index
     if index is None:
         from index_builder.build import build_index
 
         index = str(Path(tmp.name) / "enwiki-sample")
-        build_index(DATA / "enwiki-sample.xml.bz2", Path(index))
+        try:  # no sample dump: SCIM_EDGE_SHARED_DATA names the wrong folder, or none is there
+            build_index(DATA / "enwiki-sample.xml.bz2", Path(index))
+        except UserError as e:
+            return fail(e.one_line(), e.exit_code)
 
     floor = [wall([sys.executable, "-c", "pass"], env) for _ in range(args.n)]
     helps = [wall([*cli(), "--help"], env) for _ in range(args.n)]

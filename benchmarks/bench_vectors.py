@@ -47,7 +47,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_output import write_json  # noqa: E402
+from bench_output import checked_index, fail, write_json  # noqa: E402
 
 from scim_edge.embeddings import passage_text  # noqa: E402
 from scim_edge.types import Passage  # noqa: E402
@@ -124,14 +124,31 @@ def agreement(records, fp32, int8, previous, current, n_probes: int):
     return cos, overlap, hit32, hit8
 
 
+def parse_args() -> argparse.Namespace:
+    """The command line; a bad value is one line on stderr and exit 2."""
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+
+    ap = OneLineParser(prog="bench_vectors", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=nonempty,
+                    help="a vital-en index, name or dir (default: build one)")  # fmt: skip
+    ap.add_argument("--passages", type=positive_int, default=1024,
+                    help="passages timed (default 1024)")  # fmt: skip
+    ap.add_argument("--probes", type=positive_int, default=200,
+                    help="probe queries for top-5 overlap")  # fmt: skip
+    ap.add_argument("--repeats", type=positive_int, default=2, help="timed runs of each path")
+    ap.add_argument("--out", type=nonempty, default=str(OUT))
+    return ap.parse_args()
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--index", type=Path, help="an existing vital-en index (default: build one)")
-    ap.add_argument("--passages", type=int, default=1024, help="passages timed (default 1024)")
-    ap.add_argument("--probes", type=int, default=200, help="probe queries for top-5 overlap")
-    ap.add_argument("--repeats", type=int, default=2, help="timed runs of each path")
-    ap.add_argument("--out", type=Path, default=OUT)
-    args = ap.parse_args()
+    from scim_edge.errors import UserError
+
+    args = parse_args()
+    try:
+        given = None if args.index is None else checked_index(args.index)
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
 
     from models.embedding import EmbeddingModel
 
@@ -139,7 +156,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
         model_dir = export_minilm(tmp / "home")
-        index = args.index or build_vital(tmp)
+        index = given or build_vital(tmp)
         records = []
         for rec in iter_index_passages(index):
             records.append(rec)

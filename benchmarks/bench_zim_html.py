@@ -12,7 +12,6 @@ Medians of MB/s of HTML and the ratio go to benchmarks/results/zim_html.json.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
@@ -23,7 +22,7 @@ import time
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bench_output import write_json
+from bench_output import fail, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -51,18 +50,27 @@ def main() -> int:
     from libzim.reader import Archive
 
     from index_builder.zim_html import html_sections
+    from index_builder.zim_reader import ZimReader
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.errors import UserError
 
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--zim", type=Path)
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap = OneLineParser(prog="bench_zim_html", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--zim", type=nonempty)
+    ap.add_argument("--rounds", type=positive_int, default=3)
+    ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     a = ap.parse_args()
-    zim = a.zim
-    if zim is None:
+    if a.zim is None:
         zim = Path(tempfile.mkdtemp(prefix="bench-zim-")) / "vital.zim"
         subprocess.run([sys.executable, str(SHARED / "tools" / "make_zim.py"),
                         str(SHARED / "data" / "vital-en.xml.bz2"), "-o", str(zim)],
                        check=True, capture_output=True)  # fmt: skip
+    else:
+        zim = Path(a.zim)
+        try:
+            ZimReader(zim)  # build-index's checks: there, readable, a whole ZIM
+        except UserError as e:
+            return fail(e.one_line(), e.exit_code)
     archive = Archive(str(zim))
     docs = []
     for i in range(archive.entry_count):

@@ -26,7 +26,6 @@ answerable ones take their evidence from beyond the article's first sentence.
 
 from __future__ import annotations
 
-import argparse
 import bz2
 import json
 import os
@@ -35,6 +34,8 @@ import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
+
+from bench_output import fail
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(os.environ.get("SCIM_EDGE_SHARED_DATA", ROOT.parent / "shared" / "data"))
@@ -213,13 +214,15 @@ def check_item(item: object, docs: dict[str, str], seen: set[str]) -> tuple[list
 
 def _path(text: str) -> Path:
     """An argparse type: a path, never the empty string (which Path would read as ".")."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("must not be empty")
-    return Path(text)
+    from scim_edge.commands._args import nonempty
+
+    return Path(nonempty(text))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from scim_edge.cli import OneLineParser
+
+    ap = OneLineParser(prog="check_dev_set", description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", type=_path, default=DEFAULT_SET, help="questions (JSON lines)")
     ap.add_argument("--corpus", type=_path, default=DEFAULT_CORPUS, help="MediaWiki XML (bz2)")
     args = ap.parse_args(argv)
@@ -230,8 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, UnicodeDecodeError) as exc:
             raise InputError(f"cannot read question set {args.set}: {exc}") from None
     except InputError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail(" ".join(str(exc).split()))
     seen: set[str] = set()
     kinds: Counter[str] = Counter()
     n_bad = n_late = 0

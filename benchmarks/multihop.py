@@ -2,7 +2,7 @@
 comparison handling of issue 11 §5.
 
     python benchmarks/multihop.py                 # builds vital-en into a temp dir (~2 s)
-    python benchmarks/multihop.py --index DIR     # an index already built from it
+    python benchmarks/multihop.py --index NAME|DIR  # an index already built from it
 
 Questions: benchmarks/dev_multihop.jsonl (written by hand over vital-en, for measuring
 only; nothing is fitted to them). For a multi-hop question `titles[-1]` is the bridge
@@ -28,7 +28,6 @@ Reported, as JSON in benchmarks/results/multihop.json:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import os
@@ -36,9 +35,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 from unittest import mock
 
-from bench_output import write_json
+from bench_output import fail, write_json
+
+if TYPE_CHECKING:
+    from scim_edge.evaluation.qa_io import QAItem
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -68,7 +71,7 @@ def share(xs: list[bool]) -> float:
     return round(sum(xs) / len(xs), 4) if xs else 0.0
 
 
-def round2(questions: list[dict], retriever, generator, settings) -> dict:
+def round2(questions: list[QAItem], retriever, generator, settings) -> dict:
     from scim_edge import query_formulation as qf
 
     out: dict = {}
@@ -76,7 +79,7 @@ def round2(questions: list[dict], retriever, generator, settings) -> dict:
         with variant(v):
             rows = {"augment": [], "iter-retgen": []}
             for q in questions:
-                question, bridge_title = q["question"], q["titles"][-1]
+                question, bridge_title = q.question, q.titles[-1]
                 first = qf.retrieve(retriever, qf.initial(question), settings.k1, set(),
                                     settings.candidates, question)  # fmt: skip
                 answer = generator.generate(question, first).text
@@ -89,7 +92,7 @@ def round2(questions: list[dict], retriever, generator, settings) -> dict:
                                       question)  # fmt: skip
                     titles = [p.title for p in new]
                     rows[mode].append({
-                        "id": q["id"], "queries": f.queries, "round1": [p.title for p in first],
+                        "id": q.id, "queries": f.queries, "round1": [p.title for p in first],
                         "round2": titles, "in_round2": bridge_title in titles,
                         "by_round2": bridge_title in titles + [p.title for p in first],
                     })  # fmt: skip
@@ -104,7 +107,7 @@ def round2(questions: list[dict], retriever, generator, settings) -> dict:
     return out
 
 
-def loops(questions: list[dict], engine, settings) -> dict:
+def loops(questions: list[QAItem], engine, settings) -> dict:
     from scim_edge.evaluation.metrics import exact_match, f1_score
 
     out: dict = {}
@@ -115,13 +118,13 @@ def loops(questions: list[dict], engine, settings) -> dict:
                 s = settings.replace(loop=loop)
                 em, f1, bridge, rows = [], [], [], []
                 for q in questions:
-                    a = engine.answer(q["question"], s)
-                    em.append(exact_match(a.answer, q["answers"]))
-                    f1.append(f1_score(a.answer, q["answers"]))
+                    a = engine.answer(q.question, s)
+                    em.append(exact_match(a.answer, q.answers))
+                    f1.append(f1_score(a.answer, q.answers))
                     titles = [t for it in a.iterations[:2] for t in it.new_titles.values()]
-                    if q["type"] == "multihop":
-                        bridge.append(q["titles"][-1] in titles)
-                    rows.append({"id": q["id"], "answer": a.answer, "em": em[-1]})
+                    if q.type == "multihop":
+                        bridge.append(q.titles[-1] in titles)
+                    rows.append({"id": q.id, "answer": a.answer, "em": em[-1]})
                 out[v][loop] = {
                     "em": round(sum(em) / len(em), 4),
                     "f1": round(sum(f1) / len(f1), 4),
@@ -131,7 +134,7 @@ def loops(questions: list[dict], engine, settings) -> dict:
     return out
 
 
-def comparisons(questions: list[dict], retriever, generator, settings) -> dict:
+def comparisons(questions: list[QAItem], retriever, generator, settings) -> dict:
     from scim_edge import comparison
     from scim_edge import query_formulation as qf
     from scim_edge.evaluation.metrics import exact_match
@@ -141,7 +144,7 @@ def comparisons(questions: list[dict], retriever, generator, settings) -> dict:
     for v in ("before", "after"):
         with variant(v):
             for q in questions:
-                question = q["question"]
+                question = q.question
                 ps = qf.retrieve(retriever, qf.initial(question), settings.k1, set(),
                                  settings.candidates, question)  # fmt: skip
                 titles = [p.title for p in ps]
@@ -149,12 +152,12 @@ def comparisons(questions: list[dict], retriever, generator, settings) -> dict:
                 picked = comparison.compare(question, ps)
                 answer = picked[0] if picked else reader
                 rows[v].append({
-                    "id": q["id"], "titles": titles,
-                    "both_options": all(t in titles for t in q["titles"]),
-                    "reader": reader, "reader_em": exact_match(reader, q["answers"]),
+                    "id": q.id, "titles": titles,
+                    "both_options": all(t in titles for t in q.titles),
+                    "reader": reader, "reader_em": exact_match(reader, q.answers),
                     "compare": picked[0] if picked else None,
                     "facts": {k: f.text for k, f in picked[1].items()} if picked else None,
-                    "answer": answer, "em": exact_match(answer, q["answers"]),
+                    "answer": answer, "em": exact_match(answer, q.answers),
                 })  # fmt: skip
     for v in ("before", "after"):
         out[v] = {
@@ -166,38 +169,60 @@ def comparisons(questions: list[dict], retriever, generator, settings) -> dict:
     return out
 
 
+def _questions(path: Path) -> list[QAItem]:
+    """The questions of `path` (`load_qa`'s checks), each multi-hop one naming its bridge
+    article last in `titles`; UserError naming the lines that do not."""
+    from scim_edge.errors import UserError
+    from scim_edge.evaluation.qa_io import load_qa
+
+    questions = load_qa(path)
+    bad = [q.line for q in questions if q.type == "multihop" and not q.titles]
+    if bad:
+        raise UserError(f"{path}: a multihop question needs its titles, the bridge article last "
+                        f"(line {', '.join(map(str, bad))})")  # fmt: skip
+    return questions
+
+
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--index", type=Path, help="index dir built from vital-en.xml.bz2")
-    ap.add_argument("--questions", type=Path, default=QUESTIONS)
-    ap.add_argument("--out", type=Path, default=OUT)
+    from scim_edge.cli import OneLineParser
+    from scim_edge.commands._args import nonempty
+    from scim_edge.errors import UserError
+
+    ap = OneLineParser(prog="multihop", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--index", type=nonempty,
+                    help="index name or dir built from vital-en.xml.bz2")  # fmt: skip
+    ap.add_argument("--questions", type=nonempty, default=str(QUESTIONS))
+    ap.add_argument("--out", type=nonempty, default=str(OUT))
     a = ap.parse_args()
 
     from index_builder.build import build_index
     from scim_edge.engine import Engine
     from scim_edge.generation import make_generator
-    from scim_edge.retrieval import BM25Retriever
+    from scim_edge.retrieval import BM25Retriever, resolve_index_dir
     from scim_edge.settings import Settings
 
-    index = a.index
-    if index is None:
-        index = Path(tempfile.mkdtemp(prefix="multihop-")) / "vital"
-        build_index(DATA / "vital-en.xml.bz2", index)
+    qpath = Path(a.questions)
+    try:
+        questions = _questions(qpath)
+        if a.index is None:
+            index = Path(tempfile.mkdtemp(prefix="multihop-")) / "vital"
+            build_index(DATA / "vital-en.xml.bz2", index)
+        else:
+            index = resolve_index_dir(a.index)
+        retriever = BM25Retriever.open(index)
+    except UserError as e:
+        return fail(e.one_line(), e.exit_code)
     settings = Settings(index=str(index))
-    retriever = BM25Retriever.open(index)
     generator, _ = make_generator(settings)
     engine = Engine(settings, retriever, generator, index_name="vital")
-    questions = [json.loads(x) for x in a.questions.read_text(encoding="utf-8").splitlines() if x]
-    multihop = [q for q in questions if q["type"] == "multihop"]
-    compare_qs = [q for q in questions if q["type"] == "comparison"]
+    multihop = [q for q in questions if q.type == "multihop"]
+    compare_qs = [q for q in questions if q.type == "comparison"]
 
     t0 = time.perf_counter()
     result = {
         "benchmark": "multihop",
-        "index": str(index),
-        "questions": str(
-            a.questions.relative_to(ROOT) if a.questions.is_relative_to(ROOT) else a.questions
-        ),  # fmt: skip
+        "index": str(index if a.index is None else a.index),
+        "questions": str(qpath.relative_to(ROOT) if qpath.is_relative_to(ROOT) else qpath),
         "n_multihop": len(multihop),
         "n_comparison": len(compare_qs),
         "generator": generator.name,

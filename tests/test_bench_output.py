@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 import re
 from pathlib import Path
+
+import pytest
+
+from scim_edge.errors import UserError
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 _spec = importlib.util.spec_from_file_location("bench_output", BENCHMARKS / "bench_output.py")
@@ -74,3 +79,53 @@ def test_every_benchmark_writes_its_result_through_it():
         and direct.search(p.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+def test_a_positive_number_is_read():
+    assert bench_output.positive_number("2.5") == 2.5
+
+
+@pytest.mark.parametrize("text", ["0", "-1", "nan", "inf", "abc", ""])
+def test_a_number_that_is_not_positive_and_finite_is_refused(text):
+    with pytest.raises(argparse.ArgumentTypeError, match="must be a positive number"):
+        bench_output.positive_number(text)
+
+
+def test_a_missing_work_folder_is_made(tmp_path):
+    bench_output.workdir(str(tmp_path / "a" / "b"), "--workdir", "x-")
+    assert (tmp_path / "a" / "b").is_dir()
+
+
+def test_no_work_folder_is_a_new_temporary_one():
+    folder = bench_output.workdir(None, "--workdir", "scim-edge-test-")
+    folder.rmdir()  # it was there, and empty
+    assert folder.name.startswith("scim-edge-test-")
+
+
+def test_a_file_as_work_folder_is_refused(tmp_path):
+    (tmp_path / "f").write_text("", encoding="utf-8")
+    with pytest.raises(UserError, match="is not a folder"):
+        bench_output.workdir(str(tmp_path / "f"), "--workdir", "x-")
+
+
+def test_a_work_folder_that_cannot_be_made_is_refused(tmp_path):
+    (tmp_path / "f").write_text("", encoding="utf-8")
+    with pytest.raises(UserError, match="cannot make"):
+        bench_output.workdir(str(tmp_path / "f" / "sub"), "--workdir", "x-")
+
+
+def test_an_index_is_found_by_name(tmp_path, demo_index, monkeypatch):
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(tmp_path))
+    (tmp_path / "indexes").mkdir()
+    (tmp_path / "indexes" / "demo").symlink_to(demo_index)
+    assert bench_output.checked_index("demo") == tmp_path / "indexes" / "demo"
+
+
+def test_an_index_that_is_not_there_is_refused():
+    with pytest.raises(UserError, match="no index named"):
+        bench_output.checked_index("nosuch")
+
+
+def test_a_folder_that_is_no_index_is_refused(tmp_path):
+    with pytest.raises(UserError, match="incomplete or corrupt"):
+        bench_output.checked_index(str(tmp_path))
