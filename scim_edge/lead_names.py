@@ -9,10 +9,17 @@ dump without its redirect pages (a lead-only sample, a hand-picked subset) keeps
 here. `gives_name` says whether a lead gives a question's name so, and the retriever uses it
 to find the article a question names under another name (`BM25Retriever.lead_naming`).
 
-A name of one word counts only as an abbreviation in parentheses ("(NBA)"): one word before
-a copula is mostly an adjective that begins a title ("Chinese is a group of languages",
-"The Chinese calendar is …"). A name followed by another capitalised word is part of a
-longer name ("William Clark Gable"), not the name itself.
+A name of one word counts only as an abbreviation in parentheses right after a capitalised
+name ("Association (NBA)"): one word before a copula is mostly an adjective that begins a
+title ("Chinese is a group of languages", "The Chinese calendar is …"), and a label after
+a common word is a spelling's region ("air con (UK)"). A name with a capitalised word
+right before or after it is part of a longer name ("William Clark Gable", "Johann
+Sebastian Bach", "the Technical University of Munich", "People's Republic of China"),
+not the name itself; an opening "The", "A" or "An" does not count, nor does a capital
+after punctuation ("Republics (USSR)", "the Big Apple, New York").
+
+The copula is English ("is", "was", "are", "were"): an index of another language finds no
+names this way.
 """
 
 from __future__ import annotations
@@ -42,10 +49,29 @@ def gives_name(lead_text: str, name: str) -> bool:
         return False
     head = subject_names(lead_text)
     if len(words) == 1:
-        return name.isupper() and len(name) > 1 and f"({name})" in head
+        abbreviation = rf"(?<!\w)[^\W\d_][\w'’.-]*\s*\({re.escape(name)}\)"
+        return (
+            name.isupper()
+            and len(name) > 1
+            and any(m.group(0)[0].isupper() for m in re.finditer(abbreviation, head))
+        )
     # the name's words in order, in any case ("Lord Of The Rings"), with any non-word
-    # characters between ("Divan-i Shams"), not inside a longer word or followed by
-    # another capitalised word
+    # characters between ("Divan-i Shams"), not inside a longer word
     said = r"\W+".join(map(re.escape, words))
-    pattern = rf"(?<!\w)(?i:{said})(?!\w)(?!\W{{0,2}}[A-Z])"
-    return re.search(pattern, head) is not None
+    return any(
+        _stands_alone(head, m.start(), m.end())
+        for m in re.finditer(rf"(?<!\w)(?i:{said})(?!\w)", head)
+    )
+
+
+_OPENERS = frozenset({"The", "A", "An"})
+
+
+def _stands_alone(head: str, start: int, end: int) -> bool:
+    """No capitalised word right before `head[start:end]` (an opening "The" aside) or
+    right after it, across spaces only."""
+    before = re.search(r"([\w'’-]+)\s+$", head[:start])
+    if before and before.group(1)[0].isupper() and before.group(1) not in _OPENERS:
+        return False
+    after = re.match(r"\s+(\w)", head[end:])
+    return not (after and after.group(1).isupper())

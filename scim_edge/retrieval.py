@@ -481,7 +481,10 @@ class BM25Retriever:
     def lead_naming(self, name: str) -> Passage | None:
         """The lead of the one article whose first sentence gives `name` as its
         subject's other name (`lead_names`: "also referred to as the University of
-        Munich"); None when no article does, or more than one."""
+        Munich"); None when none does, or more than one. Only the leads among the
+        `LEAD_NAME_POOL` best passages that hold the name are read: enough for a dump
+        without redirects, while on a full dump the redirects (`article_lead`) name most
+        articles first."""
         terms = self._stem.analyze(name)
         if not terms:
             return None
