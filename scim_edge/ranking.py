@@ -159,13 +159,14 @@ def question_names(question: str) -> list[str]:
 
 
 def named_pages(retriever: Any, question: str, pool: Sequence[Passage]) -> dict[int, str]:
-    """The articles the question names, each with the name it gives them (page id →
-    name): an article whose whole title occurs in the question (found among the searched
-    passages), and one that a name in the question gives as its exact title, one of its
-    redirects, or the other name its lead gives its subject (looked up in the index: "Who
-    wrote the novel The War of the Worlds?" brings only "World War I"-like titles to the
-    search, "the NBA" names "National Basketball Association", "the University of
-    Munich" names "LMU Munich", whose lead says it is "also referred to as" that)."""
+    """The articles the question names (page id → the name it gives them, "" when it
+    gives the whole title): an article whose whole title occurs in the question (found
+    among the searched passages), and one that a name in the question gives as its exact
+    title, one of its redirects, or the other name its lead gives its subject (looked up
+    in the index: "Who wrote the novel The War of the Worlds?" brings only "World War
+    I"-like titles to the search, "the NBA" names "National Basketball Association", "the
+    University of Munich" names "LMU Munich", whose lead says it is "also referred to as"
+    that)."""
     pages = {pid: "" for pid in ordered_pages(p for p in pool if names_title(p.title, question))}
     lookups = [getattr(retriever, m, None) for m in ("article_lead", "lead_naming")]
     for name in question_names(question):
@@ -179,16 +180,18 @@ def named_pages(retriever: Any, question: str, pool: Sequence[Passage]) -> dict[
 
 def names_leads_give(question: str, passages: Iterable[Passage]) -> dict[str, str]:
     """Title → the name the question gives it, for each lead among `passages` that gives
-    its subject a name of the question as another name (`lead_names`): what the reader,
-    which reads only its passages, knows of `named_pages`' look-up."""
+    its subject a name of the question as another name (`lead_names`), by the rules of
+    `named_pages`' look-up: an article the question names by its whole title keeps it,
+    and a name two leads give names neither. This is what the reader, which reads only
+    its passages, knows of that look-up."""
     names = question_names(question)
-    given: dict[str, str] = {}
+    giving: dict[str, set[str]] = {}
     for p in passages:
-        if is_lead(p) and p.title not in given:
+        if is_lead(p) and not names_title(p.title, question):
             name = next((n for n in names if lead_names.gives_name(p.text, n)), None)
             if name is not None:
-                given[p.title] = name
-    return given
+                giving.setdefault(name, set()).add(p.title)
+    return {titles.pop(): name for name, titles in giving.items() if len(titles) == 1}
 
 
 def named_leads(

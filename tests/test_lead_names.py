@@ -58,11 +58,26 @@ def test_a_lead_gives_its_subject_another_name_before_its_copula():
 
 
 def test_a_name_after_the_copula_is_not_given_to_the_subject():
-    assert not lead_names.gives_name(LMU, "Ingolstadt")
+    assert not lead_names.gives_name(LMU, "public research university")
 
 
 def test_a_name_inside_a_longer_name_is_not_given():
     assert not lead_names.gives_name("William Clark Gable was an actor.", "William Clark")
+
+
+def test_a_name_after_a_capitalised_word_is_part_of_a_longer_name():
+    text = "The Technical University of Munich is a university."
+    assert not lead_names.gives_name(text, "University of Munich")
+
+
+def test_a_name_followed_by_its_abbreviation_is_given():
+    text = "The Soviet Union, officially the Union of Soviet Socialist Republics (USSR), was …"
+    assert lead_names.gives_name(text, "Union of Soviet Socialist Republics")
+
+
+def test_an_abbreviation_after_a_common_word_is_a_label_not_a_name():
+    text = "Air conditioning, often abbreviated A/C (US) or air con (UK), is a process."
+    assert not lead_names.gives_name(text, "UK")
 
 
 def test_one_word_before_the_copula_is_not_a_name_given():
@@ -74,8 +89,35 @@ def test_an_abbreviation_in_parentheses_is_a_name_given():
 
 
 def test_the_index_finds_the_article_whose_lead_gives_a_name(retriever):
-    lead = retriever.lead_naming("University of Munich")
-    assert (lead.title, lead.doc_id.endswith("-0")) == ("LMU Munich", True)
+    assert retriever.lead_naming("University of Munich").title == "LMU Munich"
+
+
+def test_what_the_index_finds_is_the_article_s_lead(retriever):
+    assert retriever.lead_naming("University of Munich").doc_id.endswith("-0")
+
+
+def test_the_index_finds_an_abbreviation_given_in_a_lead(retriever):
+    assert retriever.lead_naming("NBA").title == "National Basketball Association"
+
+
+def test_a_hybrid_retriever_looks_names_up_as_bm25_does(retriever):
+    from types import SimpleNamespace
+
+    from scim_edge.vector_index import HybridRetriever
+
+    hybrid = HybridRetriever(retriever, SimpleNamespace(name="vectors", passage_count=0))
+    assert hybrid.lead_naming("University of Munich").title == "LMU Munich"
+
+
+class _TitlesOnly:
+    """A retriever that looks up titles and redirects but not the names leads give."""
+
+    def __init__(self, inner: BM25Retriever) -> None:
+        self.article_lead = inner.article_lead
+
+
+def test_a_retriever_that_cannot_read_leads_names_only_titles(retriever):
+    assert ranking.named_pages(_TitlesOnly(retriever), QUESTION, []) == {}
 
 
 def test_a_name_two_leads_give_names_neither(tmp_path):
@@ -125,6 +167,16 @@ def _feature(question: str, passages: list[Passage], text: str, name: str) -> fl
 
 def test_a_lead_among_the_passages_that_gives_the_question_s_name_is_found():
     assert ranking.names_leads_give(NBA_QUESTION, [NBA]) == {NBA.title: "NBA"}
+
+
+def test_an_article_the_question_names_by_its_title_keeps_it():
+    question = "How many teams play in the National Basketball Association (NBA)?"
+    assert ranking.names_leads_give(question, [NBA]) == {}
+
+
+def test_a_name_two_leads_among_the_passages_give_names_neither():
+    twin = Passage("63-0", "Another league", "", NBA.text.replace("National", "Northern"))
+    assert ranking.names_leads_give(NBA_QUESTION, [NBA, twin]) == {}
 
 
 def test_a_later_passage_gives_no_name():
