@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
-from bench_output import fail, positive_number, workdir, write_json
+from bench_output import fail, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "build_ab.json"
@@ -33,14 +33,14 @@ RESULTS = ROOT / "benchmarks" / "results" / "build_ab.json"
 
 def main() -> int:
     from scim_edge.cli import OneLineParser
-    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.commands._args import nonempty, positive_float, positive_int
     from scim_edge.errors import UserError
 
     ap = OneLineParser(prog="bench_build_ab", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=positive_number, default=100.0)
+    ap.add_argument("--mb", type=positive_float, default=100.0)
     ap.add_argument("--rounds", type=positive_int, default=2)
     ap.add_argument("--workers", type=positive_int, default=2)
-    ap.add_argument("--checkpoint-every", type=positive_number, default=30.0)
+    ap.add_argument("--checkpoint-every", type=positive_float, default=30.0)
     ap.add_argument("--baseline-root", type=nonempty, help="another checkout to compare with")
     ap.add_argument("--workdir", type=nonempty)
     ap.add_argument("--out", type=nonempty, default=str(RESULTS))

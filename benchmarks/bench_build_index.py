@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import psutil
-from bench_output import fail, positive_number, workdir, write_json
+from bench_output import fail, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("SCIM_EDGE_SHARED", ROOT.parent / "shared"))
@@ -143,11 +143,11 @@ def dir_bytes(path: Path) -> int:
 
 def main() -> int:
     from scim_edge.cli import OneLineParser
-    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.commands._args import nonempty, positive_float, positive_int
     from scim_edge.errors import UserError
 
     ap = OneLineParser(prog="bench_build_index", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=positive_number, default=170.0, help="dump size in MB of XML")
+    ap.add_argument("--mb", type=positive_float, default=170.0, help="dump size in MB of XML")
     ap.add_argument("--repeat", type=positive_int, default=3,
                     help="rounds (medians are reported)")  # fmt: skip
     ap.add_argument("--workdir", type=nonempty, help="where dumps and outputs go (default: temp)")

@@ -57,8 +57,10 @@ def load_dump(path: Path) -> list[tuple[str, str]]:
     MediaWiki dump, or holds no article."""
     from scim_edge.errors import UserError
 
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"dump not found: {path}")
+    if not path.is_file():
+        raise UserError(f"dump {path} is not a file")
     try:
         articles = read_articles(path)
     except (OSError, EOFError, ET.ParseError) as e:

@@ -11,16 +11,15 @@ they import this module by its plain name. It puts the project root on `sys.path
 imports the atomic writer at once, so a script that cannot reach it fails before it
 measures, not after.
 
-Bad input is refused the same way, before any work: `positive_number` is the argparse type
-of a size or a time, `workdir` makes the folder a benchmark works in, and `checked_index`
-finds an index by name or folder; the last two raise a `UserError` saying why they cannot.
+Bad input is refused the same way, before any work: sizes and times are read with the
+CLI's own argparse types (`scim_edge.commands._args`), `workdir` makes the folder a
+benchmark works in, and `checked_index` finds an index by name or folder; the last two
+raise a `UserError` saying why they cannot.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import sys
 import tempfile
 from pathlib import Path
@@ -36,18 +35,6 @@ def fail(message: str, code: int = 2) -> int:
     the exit status to end with."""
     print(f"{Path(sys.argv[0]).stem}: error: {message}", file=sys.stderr)
     return code
-
-
-def positive_number(text: str) -> float:
-    """An argparse type: a finite number above 0 (megabytes, seconds, a share). "nan" and
-    "inf" read as floats, and would only fail later, in a child process, or never end."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a positive number (got {text!r})")
-    return value
 
 
 def workdir(path: str | None, flag: str, prefix: str) -> Path:

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_output import fail, positive_number, write_json
+from bench_output import fail, write_json
 from bench_scale import MAKE_BIG_DUMP, SOURCE, queries
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -73,13 +73,13 @@ def measure(index: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     from scim_edge.cli import OneLineParser
-    from scim_edge.commands._args import nonempty
+    from scim_edge.commands._args import nonempty, positive_float
     from scim_edge.errors import UserError
 
     ap = OneLineParser(prog="bench_proximity", description=__doc__.splitlines()[0])
     where = ap.add_mutually_exclusive_group(required=True)
     where.add_argument("--index", type=nonempty, help="an index already built (name or dir)")
-    where.add_argument("--mb", type=positive_number,
+    where.add_argument("--mb", type=positive_float,
                        help="make a dump of about this many MB, build it")  # fmt: skip
     ap.add_argument("--out", type=nonempty, default=str(OUT))
     a = ap.parse_args(argv)

@@ -38,7 +38,8 @@ def main() -> int:
     ap.add_argument("--n", type=positive_int, default=2000, help="timed evaluations")
     args = ap.parse_args()
     tmp = tempfile.TemporaryDirectory(prefix="scim-bench-q-")
-    os.environ.setdefault("SCIM_EDGE_HOME", tmp.name)
+    if args.index is None:  # a named index is looked up in the user's own home
+        os.environ.setdefault("SCIM_EDGE_HOME", tmp.name)
 
     from scim_edge import textutil as tu
     from scim_edge.quality import Evaluator, Evidence

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_build_index import MAKE_BIG_DUMP, SOURCE, timed
-from bench_output import fail, positive_number, workdir, write_json
+from bench_output import fail, workdir, write_json
 
 from index_builder import checkpoint as CK
 
@@ -46,14 +46,14 @@ def manifest(path: Path) -> dict:
 
 def main() -> int:
     from scim_edge.cli import OneLineParser
-    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.commands._args import nonempty, positive_float, positive_int
     from scim_edge.errors import UserError
 
     ap = OneLineParser(prog="bench_resume", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=positive_number, default=600.0, help="dump size in MB of XML")
-    ap.add_argument("--kill-at", type=positive_number, default=0.6,
+    ap.add_argument("--mb", type=positive_float, default=600.0, help="dump size in MB of XML")
+    ap.add_argument("--kill-at", type=positive_float, default=0.6,
                     help="share of T_full to kill at")  # fmt: skip
-    ap.add_argument("--checkpoint-every", type=positive_number, default=30.0, help="seconds")
+    ap.add_argument("--checkpoint-every", type=positive_float, default=30.0, help="seconds")
     ap.add_argument("--workers", type=positive_int, default=None, help="default: every core")
     ap.add_argument("--workdir", type=nonempty,
                     help="where the dump and indexes go (default: temp)")  # fmt: skip

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench_build_index import MAKE_BIG_DUMP, SHARED, SOURCE, dir_bytes
-from bench_output import fail, positive_number, workdir, write_json
+from bench_output import fail, workdir, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "scale.json"
@@ -202,11 +202,11 @@ def project(rows: list[dict], workers_1: dict | None) -> dict:
 
 def main() -> int:
     from scim_edge.cli import OneLineParser
-    from scim_edge.commands._args import nonempty, positive_int
+    from scim_edge.commands._args import nonempty, positive_float, positive_int
     from scim_edge.errors import UserError
 
     ap = OneLineParser(prog="bench_scale", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--mb", type=positive_number, nargs="+", default=[500.0, 2000.0])
+    ap.add_argument("--mb", type=positive_float, nargs="+", default=[500.0, 2000.0])
     ap.add_argument("--workers", type=positive_int, default=None, help="default: every core")
     ap.add_argument("--queries", type=positive_int, default=300)
     ap.add_argument("--workdir", type=nonempty, help="where dumps and indexes go (default: temp)")

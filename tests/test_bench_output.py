@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from scim_edge.commands._args import positive_float
 from scim_edge.errors import UserError
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -81,14 +82,14 @@ def test_every_benchmark_writes_its_result_through_it():
     assert offenders == []
 
 
-def test_a_positive_number_is_read():
-    assert bench_output.positive_number("2.5") == 2.5
+def test_a_positive_float_is_read():
+    assert positive_float("2.5") == 2.5
 
 
 @pytest.mark.parametrize("text", ["0", "-1", "nan", "inf", "abc", ""])
 def test_a_number_that_is_not_positive_and_finite_is_refused(text):
     with pytest.raises(argparse.ArgumentTypeError, match="must be a positive number"):
-        bench_output.positive_number(text)
+        positive_float(text)
 
 
 def test_a_missing_work_folder_is_made(tmp_path):

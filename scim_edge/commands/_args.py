@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 
 
@@ -13,6 +14,18 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"must be a positive integer (got {text!r})")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A finite number above 0 (megabytes, seconds): "nan" and "inf" read as floats, and
+    would only fail later, in a child process, or never end."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a positive number (got {text!r})")
     return value
 
 
