@@ -28,7 +28,8 @@ import re
 
 from scim_edge import textutil as tu
 
-_COPULA = re.compile(r"\b(?:is|was|are|were)\b")
+COPULAS = frozenset({"is", "was", "are", "were"})  # a lead's definition begins after one
+COPULA = re.compile(rf"\b(?:{'|'.join(sorted(COPULAS))})\b")
 FIRST_WORDS = 40  # a copula later than this is not the lead's definition
 
 
@@ -36,7 +37,7 @@ def subject_names(lead_text: str) -> str:
     """The part of the lead's first sentence before its copula ("" when there is none
     within the first `FIRST_WORDS` words)."""
     first = next(iter(tu.sentences(lead_text)), "")
-    found = _COPULA.search(first)
+    found = COPULA.search(first)
     if found is None or len(first[: found.start()].split()) > FIRST_WORDS:
         return ""
     return first[: found.start()]

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scim_edge import textutil as tu
+from scim_edge.lead_names import COPULA, COPULAS
 from scim_edge.retrieval import BM25Retriever
 from scim_edge.types import Passage
 
-_COPULAS = frozenset({"is", "was", "are", "were"})
 _SKIP_TAGS = frozenset({"DT", "JJ", "JJR", "JJS", "RB", "CD", "VBN", "VBG", "PRP$", "POS",
                         "NNP", "NNPS", "HYPH", "``", "''"})  # fmt: skip
 _NOUN_TAGS = frozenset({"NN", "NNS"})
@@ -84,7 +84,7 @@ def lead_type(text: str) -> LeadType:
     plain = _PARENS.sub("", first)
     tags = tu.pos_tags(plain)
     at = next(
-        (i for i, (w, _) in enumerate(tags[:_FIRST_WORDS]) if w.lower() in _COPULAS),
+        (i for i, (w, _) in enumerate(tags[:_FIRST_WORDS]) if w.lower() in COPULAS),
         None,
     )
     if at is None:
@@ -105,11 +105,8 @@ def _dated(first: str) -> str:
     found = _PARENS.search(first)
     if found is None or not _LIFE_DATES.search(found.group(1)):
         return ""
-    copula = _COPULA_WORD.search(first)
+    copula = COPULA.search(first)
     return "subject" if copula is None or found.start() < copula.start() else "later"
-
-
-_COPULA_WORD = re.compile(rf"\b(?:{'|'.join(sorted(_COPULAS))})\b")
 
 
 _WHO_REACH = 4  # words from the head to "who": "philosopher of Classical Athens who"
