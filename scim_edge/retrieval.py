@@ -38,6 +38,7 @@ DISAMBIGUATION_WEIGHT = 0.5
 DISAMBIGUATION_SLACK = 5
 TITLE_POOL = 20  # hits looked at for an exact title match
 LEAD_NAME_POOL = 50  # passages with a name looked at for a lead that gives it
+LEAD_NAME_CACHE = 4096  # names whose look-up an open retriever remembers
 TIE_POOL_GROWTH = 4  # at most this many times the hits, to take in a tie at the cut
 # a phrase query of slop s finds the second word up to s + 1 words after the first (and,
 # Tantivy's slop being an edit distance, the two swapped up to s - 1 words apart)
@@ -191,6 +192,9 @@ class BM25Retriever:
         self.searcher = index.searcher()
         self.passage_count = int(self.searcher.num_docs)
         self.boosts = dict(S.FIELD_BOOSTS)
+        # name -> `lead_naming`'s answer: every round of a loop looks the question's names
+        # up again, and the index does not change under an open retriever
+        self._lead_named: dict[str, Passage | None] = {}
 
     @classmethod
     def open(cls, path: str | Path) -> BM25Retriever:
@@ -485,6 +489,13 @@ class BM25Retriever:
         `LEAD_NAME_POOL` best passages that hold the name are read: enough for a dump
         without redirects, while on a full dump the redirects (`article_lead`) name most
         articles first."""
+        if name not in self._lead_named:
+            if len(self._lead_named) >= LEAD_NAME_CACHE:
+                self._lead_named.clear()
+            self._lead_named[name] = self._lead_naming(name)
+        return self._lead_named[name]
+
+    def _lead_naming(self, name: str) -> Passage | None:
         terms = self._stem.analyze(name)
         if not terms:
             return None

@@ -198,3 +198,13 @@ def test_what_the_question_asks_beyond_that_name_is_its_relation():
 
 def test_a_name_given_in_another_case_is_given():
     assert lead_names.gives_name(LMU, "University Of Munich")
+
+
+def test_a_retriever_looks_a_name_up_once(retriever, monkeypatch):
+    # every round of a loop asks again; the index under an open retriever does not change
+    calls: list[str] = []
+    look_up = retriever._lead_naming
+    monkeypatch.setattr(retriever, "_lead_naming", lambda n: calls.append(n) or look_up(n))
+    for _ in range(3):
+        retriever.lead_naming("Basketball Association")
+    assert calls == ["Basketball Association"]
