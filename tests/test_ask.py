@@ -287,6 +287,13 @@ def test_details_say_why_the_answers_confidence_differs_from_its_rounds(capsys, 
     assert f"round {returned['t']} alone read {percent(returned['confidence'])}%." in out
 
 
+def test_standard_rag_does_not_show_a_right_easy_answer_as_low(capsys, sample_index):
+    """ "a novella by George Orwell" states who wrote it: the one round's confidence is
+    not Low for want of the word "wrote"."""
+    d = ask_json(capsys, sample_index, "Who wrote Animal Farm?", "--loop", "standard")
+    assert (d["answer"], d["tier"]) == ("George Orwell", "medium")
+
+
 def test_a_single_pass_has_no_confidence_note(capsys, sample_index):
     """Standard RAG's answer is its one round's: its confidence is that round's."""
     rc, out, err = ask(capsys, "Who wrote Animal Farm?", "--index", str(sample_index),

@@ -164,6 +164,9 @@ class QuestionInfo:
     # a sentence's word stem that says one of the question's words in another form, mapped
     # to the question's stem: "discovery" and "discoverer" for "discovered" (`related_stems`)
     related: dict[str, str] = field(default_factory=dict, compare=False)
+    # the stems of the question's own verbs ("write" of "Who wrote Animal Farm?"), less
+    # auxiliaries: what an agent after "by" states without a verb (`_relation`)
+    verbs: frozenset[str] = frozenset()
 
 
 _NUMBER_HINTS = frozenset(
@@ -271,7 +274,62 @@ def analyse(question: str) -> QuestionInfo:
         head=tu.stem(head) if head and head not in tu.STOPWORDS else "",
         options=options,
         related=related_stems(question),
+        verbs=question_verbs(question),
     )
+
+
+@tu.tool_cache(maxsize=4096)
+def question_verbs(question: str) -> frozenset[str]:
+    """What a "who" question asks its answer to have done: the stems of its verbs, by
+    their tags ("write" of "Who wrote Animal Farm?"; auxiliaries and copulas are stopwords
+    and never count), and of a maker it asks for ("author" of "Who is the author of
+    Hamlet?"; not a role such as "emperor" or "leader", nor "founder", whose agent a
+    sentence writes with its verb). Empty for other questions: in "Under
+    which English leader did the author of Paradise Lost serve?" the poem's "by John
+    Milton" names the author, not whom he served."""
+    words = [w.lower() for w in tu.words(question)]
+    if not words or words[0] not in ("who", "whom"):
+        return frozenset()
+    out = set()
+    for tok, tag in tu.pos_tags(question):
+        low = tok.lower()
+        if low in tu.STOPWORDS:
+            continue
+        if (tu.is_verb_tag(tag) and tag != "MD") or low in _MAKERS:
+            out.add(tu.stem(low))
+    return frozenset(out)
+
+
+# Who made a work, as a noun: what "a novella by George Orwell" names its agent as
+_MAKERS = frozenset(
+    "author authors writer painter composer creator inventor designer architect sculptor "
+    "director illustrator novelist playwright poet artist".split()
+)
+
+
+# Between "by" and an agent's name: an article, and words that describe the agent
+# ("by the Dutch Post-Impressionist painter Vincent van Gogh")
+_AGENT_GAP = 5
+_ARTICLES = frozenset({"the", "a", "an"})
+_AGENT_BEFORE = re.compile(rf"\bby\s+((?:[\w'’.-]+\s+){{0,{_AGENT_GAP}}})$", re.IGNORECASE)
+
+
+def is_agent(sentence: str, start: int) -> bool:
+    """The name at `start` is the agent of a noun the sentence makes no verb of: it follows
+    "by" ("a novella by George Orwell"; an article and words that describe the agent may
+    stand between, "by the Dutch Post-Impressionist painter Vincent van Gogh", but no other
+    stopword), and the word before "by" is a word and no verb form ("written by",
+    "assassinated by" and "led by" write their verb)."""
+    m = _AGENT_BEFORE.search(sentence[:start])
+    if m is None:
+        return False
+    if any(w.lower() in tu.STOPWORDS - _ARTICLES for w in m.group(1).split()):
+        return False
+    before = sentence[: m.start()].split()
+    word = before[-1].lower().strip("\"'“”‘’") if before else ""
+    if not word.isalpha():
+        return False
+    return not (word.endswith(("ed", "en")) or tu.base_form(word) != word)
 
 
 # Suffixes that make a noun of a verb: "discover" → "discovery", "discoverer"; "invent" →
@@ -966,17 +1024,33 @@ def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[
     return f
 
 
-def _relation(pool: _Pool, p: Passage, st: frozenset[str]) -> dict[str, float]:
+def _relation(
+    pool: _Pool, sp: Span, sentence: str, p: Passage, st: frozenset[str]
+) -> dict[str, float]:
     """How much of what the question asks about its topic the sentence states: the
     question's words less its passage's article title ("assassinated" of "Who assassinated
     Abraham Lincoln?" in "Abraham Lincoln"), which every sentence of that article shares,
-    said or not."""
+    said or not.
+
+    Two of the question's words are said without being written. The kind a date question
+    asks for ("year" of "In what year did the Titanic sink?") is what the date itself
+    states; no sentence that gives a year says "year". And an agent after "by" and a noun
+    ("a novella by George Orwell", "a portrait painting by Italian artist Leonardo da
+    Vinci") is the maker the question's verb asks for ("Who wrote Animal Farm?"), though
+    the sentence says no verb; after a verb ("assassinated by") the verb is written, and
+    counts only if it is the question's."""
+    q = pool.q
     t_stems, _ = pool.title(p.title)
-    rest = pool.q.stems - t_stems
+    rest = q.stems - t_stems
+    if q.kind == "date" and q.head:
+        rest = rest - {q.head}
     total = sum(pool.idf[w] for w in rest)
     if not total:
         return {}
-    return {"relation_overlap": sum(pool.idf[w] for w in rest & st) / total}
+    stated = rest & st
+    if q.verbs and sp.kind == "entity" and is_agent(sentence, sp.start):
+        stated |= rest & q.verbs
+    return {"relation_overlap": sum(pool.idf[w] for w in stated) / total}
 
 
 def _context(pool: _Pool, sp: Span, p: Passage, rank: int) -> dict[str, float]:
@@ -1101,7 +1175,7 @@ def candidates(
         local = {
             **_position(pool, sp, s, st),
             **_context(pool, sp, p, rank),
-            **_relation(pool, p, st),
+            **_relation(pool, sp, s, p, st),
             **cues,
             **_lead_cues(pool, sp, lead, cues["head_ends_span"] > 0),
         }
