@@ -25,6 +25,12 @@ PARADISE_LOST = [
 LINCOLN = [
     Passage("3-0", "Abraham Lincoln", "", "Lincoln was assassinated by John Wilkes Booth."),
 ]
+ILIAD = [
+    Passage("5-0", "Iliad", "", "The Iliad is one of two major surviving ancient Greek epic "
+            "poems attributed to Homer."),
+    Passage("6-0", "Homer", "", "Homer was an ancient Greek poet. He is credited as the "
+            "author of the Iliad and the Odyssey."),
+]  # fmt: skip
 TITANIC = [
     Passage("4-0", "RMS Titanic", "", "RMS Titanic sank in the North Atlantic Ocean on "
             "15 April 1912."),
@@ -32,8 +38,12 @@ TITANIC = [
 
 
 def _relation(question: str, passages: list[Passage], text: str) -> float:
-    cands = {c.text: c for c in rf.candidates(question, passages)}
-    return float(cands[text].features[rf.FEATURES.index("relation_overlap")])
+    """The feature of the span in the first passage."""
+    (cand,) = [
+        c for c in rf.candidates(question, passages)
+        if c.text == text and c.passage.doc_id == passages[0].doc_id
+    ]  # fmt: skip
+    return float(cand.features[rf.FEATURES.index("relation_overlap")])
 
 
 def test_an_agent_after_a_noun_states_the_verb_asked():
@@ -80,3 +90,15 @@ def test_a_role_is_no_maker():
 
 def test_a_questions_verbs_leave_out_its_auxiliaries():
     assert rf.question_verbs("Who was Animal Farm written by?") == frozenset({"write"})
+
+
+def test_a_name_a_work_is_attributed_to_is_its_maker():
+    assert _relation("Who wrote the Iliad?", ILIAD, "Homer") == 1.0
+
+
+def test_a_name_after_to_is_no_place_when_its_own_lead_is_a_persons():
+    (homer,) = [
+        c for c in rf.candidates("Who wrote the Iliad?", ILIAD)
+        if c.text == "Homer" and c.passage.doc_id == "5-0"
+    ]  # fmt: skip
+    assert homer.features[rf.FEATURES.index("place_like")] == 0.0

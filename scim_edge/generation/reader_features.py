@@ -7,7 +7,10 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
   about its topic, apart from the topic's name (the passage's article title), and how close
   the span sits to the question's words in that sentence; another form of the question's
   verb counts as the verb ("the discovery of penicillin" for "Who discovered penicillin?",
-  `related_stems`), as do "author" for "wrote" and "largest" for "biggest";
+  `related_stems`), as do "author" for "wrote" and "largest" for "biggest"; a maker
+  after "by" and a noun, or after "attributed to", is what a "who" question's verb asks
+  ("a novella by George Orwell" for "Who wrote Animal Farm?"), and a date states the
+  "year" a date question asks for (`is_agent`, `_relation`);
 - whether the passage is the lead of an article the question names (DrQA's prior);
 - the passage's retrieval rank and score;
 - how many retrieved sentences state the same span (agreement);
@@ -312,18 +315,31 @@ _MAKERS = frozenset(
 _AGENT_GAP = 5
 _ARTICLES = frozenset({"the", "a", "an"})
 _AGENT_BEFORE = re.compile(rf"\bby\s+((?:[\w'’.-]+\s+){{0,{_AGENT_GAP}}})$", re.IGNORECASE)
+# "poems attributed to Homer", "the design is credited to Ustad Ahmad Lahori": the maker
+# again, said without the making verb
+_ATTRIBUTED = re.compile(
+    rf"\b(?:attributed|ascribed|credited)\s+to\s+((?:[\w'’.-]+\s+){{0,{_AGENT_GAP}}})$",
+    re.IGNORECASE,
+)
+
+
+def _gap_has_stopword(gap: str) -> bool:
+    return any(w.lower() in tu.STOPWORDS - _ARTICLES for w in gap.split())
 
 
 def is_agent(sentence: str, start: int) -> bool:
-    """The name at `start` is the agent of a noun the sentence makes no verb of: it follows
-    "by" ("a novella by George Orwell"; an article and words that describe the agent may
-    stand between, "by the Dutch Post-Impressionist painter Vincent van Gogh", but no other
-    stopword), and the word before "by" is a word and no verb form ("written by",
-    "assassinated by" and "led by" write their verb)."""
-    m = _AGENT_BEFORE.search(sentence[:start])
-    if m is None:
-        return False
-    if any(w.lower() in tu.STOPWORDS - _ARTICLES for w in m.group(1).split()):
+    """The name at `start` is the maker of something the sentence makes no verb of: it
+    follows "attributed to" (or "ascribed to", "credited to"), or it follows "by" and the
+    word before "by" is a word and no verb form ("a novella by George Orwell"; "written
+    by", "assassinated by" and "led by" write their verb). An article and words that
+    describe the maker may stand between ("by the Dutch Post-Impressionist painter Vincent
+    van Gogh"), but no other stopword ("a victory by the allies of Wellington")."""
+    head = sentence[:start]
+    m = _ATTRIBUTED.search(head)
+    if m is not None:
+        return not _gap_has_stopword(m.group(1))
+    m = _AGENT_BEFORE.search(head)
+    if m is None or _gap_has_stopword(m.group(1)):
         return False
     before = sentence[: m.start()].split()
     word = before[-1].lower().strip("\"'“”‘’") if before else ""
@@ -1087,7 +1103,7 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     person = (
         person_like(sp) or (len(sp_words) == 1 and not role and surname(sp) in pool.surnames)
     ) or lead_person
-    place = place_like(sp)
+    place = place_like(sp) and not lead_person  # "attributed to Homer"
     given = starts_with_given_name(sp, pool.names) or (
         len(sp_words) == 1 and surname(sp) in pool.given_surnames
     )
