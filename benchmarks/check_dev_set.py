@@ -7,9 +7,11 @@ would silently turn a right answer into a "wrong" one. So for every line this ch
 
 * the line is a JSON object with exactly the keys of qa-dev.jsonl (`id`, `question`,
   `answers`, `type`, `titles`, `evidence`) and `id` is `vdev-NNN` (`vdevb-NNN` in the
-  second set, `vdevc-NNN` in the third, `vdevw-NNN` in the "who" set), unique;
+  second set, `vdevc-NNN` in the third, `vdevw-NNN` in the "who" set, `vdevm-NNN` in the
+  measures set), unique;
 * every title names an article of the corpus;
-* an answerable question's `evidence` occurs verbatim in one of its named articles and
+* an answerable question's `evidence` occurs verbatim (case and spacing aside) in one of
+  its named articles and
   contains one of its `answers` (case-insensitive, any whitespace matching any whitespace);
 * an unanswerable question has no answers and empty evidence;
 * multihop and comparison questions name at least two articles;
@@ -44,7 +46,7 @@ DEFAULT_CORPUS = DATA / "vital-en.xml.bz2"
 
 KEYS = {"id", "question", "answers", "type", "titles", "evidence"}
 TYPES = {"factoid", "unanswerable", "multihop", "comparison"}
-ID_RE = re.compile(r"vdev[bcw]?-\d{3}")
+ID_RE = re.compile(r"vdev[bcwm]?-\d{3}")
 # A question sharing more consecutive words than this with its articles (title words aside)
 # copies a phrase instead of paraphrasing it.
 MAX_COPIED_WORDS = 5
@@ -111,6 +113,13 @@ def longest_shared_run(a: str, b: str, ignore: frozenset[str] = frozenset()) -> 
                 best = max(best, cur[j])
         prev = cur
     return best
+
+
+def _find(evidence: str, text: str) -> int | None:
+    """Where `evidence` occurs in `text`, case aside and any whitespace matching any
+    whitespace (the corpus writes quantities with no-break spaces, "8,848.86\u00a0m")."""
+    m = re.search(r"\s+".join(map(re.escape, evidence.split())), text, re.IGNORECASE)
+    return m.start() if m else None
 
 
 def first_sentence_end(text: str) -> int:
@@ -187,13 +196,13 @@ def _answer_problems(
         bad.append("an answerable question needs at least one answer")
     if not evidence.strip():
         return [*bad, "an answerable question needs evidence"], False
-    holders = [t for t in titles if t in docs and evidence in docs[t]]
+    found = {t: _find(evidence, docs[t]) for t in titles if t in docs}
+    holders = [t for t, at in found.items() if at is not None]
     if not holders:
         bad.append("evidence does not occur verbatim in any of the named articles")
     if answers and not any(squash(a) in squash(evidence) for a in answers):
         bad.append("no answer alias occurs in the evidence")
-    text = docs[holders[0]] if holders else ""
-    late = bool(holders) and text.index(evidence) >= first_sentence_end(text)
+    late = bool(holders) and found[holders[0]] >= first_sentence_end(docs[holders[0]])
     return bad, late
 
 

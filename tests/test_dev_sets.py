@@ -13,7 +13,13 @@ import pytest
 from tests.conftest import ROOT, shared_file
 
 SCRIPT = ROOT / "benchmarks" / "check_dev_set.py"
-SETS = ["dev_vital.jsonl", "dev_vital_b.jsonl", "dev_vital_c.jsonl", "dev_vital_who.jsonl"]
+SETS = [
+    "dev_vital.jsonl",
+    "dev_vital_b.jsonl",
+    "dev_vital_c.jsonl",
+    "dev_vital_who.jsonl",
+    "dev_vital_measures.jsonl",
+]
 
 
 @pytest.mark.parametrize("name", SETS)
@@ -25,3 +31,16 @@ def test_a_dev_set_checks_clean_against_vital_en(name: str):
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+
+
+def test_evidence_typed_with_a_space_matches_the_corpus_no_break_space():
+    """The corpus writes a quantity with a no-break space ("8,848.86\u00a0m"); evidence
+    typed with a plain space is still found, and found past the first sentence."""
+    from tests.test_bench_inputs import _module
+
+    check = _module("check_dev_set")
+    docs = {"Mount Everest": "Mount Everest is a mountain. Its height is 8,848.86\u00a0m."}
+    problems, late = check._answer_problems(
+        "factoid", ["8,848.86 m"], "height is 8,848.86 m", ["Mount Everest"], docs
+    )
+    assert (problems, late) == ([], True)
