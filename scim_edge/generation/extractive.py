@@ -32,7 +32,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from scim_edge import bridge, comparison
+from scim_edge import bridge, comparison, measures
 from scim_edge import textutil as tu
 from scim_edge.generation import reader_features as rf
 from scim_edge.generation.prompting import order_passages
@@ -134,6 +134,8 @@ def answer_type(question: str) -> AnswerType:
         earlier = bool(re.search(r"\b(first|earlier|earliest|before|older|oldest|sooner)\b", q))
         options = (choice.group(1).strip(), choice.group(2).strip())
         return AnswerType("choice", options, not later, later or earlier)
+    if measures.asked(question):  # "What is the diameter of Mars?", "How fast…"
+        return AnswerType("number")
     if any(q.startswith(h) or f" {h} " in f" {q} " for h in NUMBER_HEADS):
         return AnswerType("number")
     if any(q.startswith(h) or f" {h} " in f" {q} " for h in DATE_HEADS):

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from index_builder.wikitext import strip_paren_tail
+from scim_edge import measures
 from scim_edge import textutil as tu
 from scim_edge.comparison import END_WORDS
 from scim_edge.generation.coreference import resolve_opening_pronoun
@@ -170,6 +171,9 @@ class QuestionInfo:
     # the stems of the question's own verbs ("write" of "Who wrote Animal Farm?"), less
     # auxiliaries: what an agent after "by" states without a verb (`_relation`)
     verbs: frozenset[str] = frozenset()
+    # the measures the question asks for ("length" of "How tall is Mount Everest?"; none
+    # when it asks for no measure): a number whose unit measures another is no answer
+    measures: frozenset[str] = frozenset()
 
 
 _NUMBER_HINTS = frozenset(
@@ -278,6 +282,7 @@ def analyse(question: str) -> QuestionInfo:
         options=options,
         related=related_stems(question),
         verbs=question_verbs(question),
+        measures=measures.asked(question),
     )
 
 
@@ -994,6 +999,8 @@ def _collect(
     fits = FITS.get(q.kind)
     if fits and any(r[0].kind in fits for r in raw):
         raw = [r for r in raw if r[0].kind in fits]
+    if q.measures and any(_measures_asked(r[0], q) for r in raw):
+        raw = [r for r in raw if _measures_asked(r[0], q)]
     if q.kind == "date" and q.head == _YEAR_STEM and any(_names_a_year(r[0]) for r in raw):
         raw = [r for r in raw if _names_a_year(r[0])]
     narrower = _qualified_rank(q, [s for _, _, s in sents])
@@ -1002,6 +1009,13 @@ def _collect(
     if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
         raw = [r for r in raw if _LATIN.search(r[0].text)]
     return raw, pool
+
+
+def _measures_asked(sp: Span, q: QuestionInfo) -> bool:
+    """The span is a number whose unit measures what the question asks for: "8,848.86 m"
+    for "How tall…", not "11.86 years" for "How far…" nor "11" (countries) for "How
+    high…". When some number of the passages is one, only such numbers are candidates."""
+    return sp.kind == "number" and measures.answers(sp.unit, q.measures)
 
 
 def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[str, float]:
@@ -1122,7 +1136,13 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
         "after_paren": float(sp.after == "("),
         # a name before a common noun modifies it: "Dutch Post-Impressionist painter"
         "before_noun": float(sp.kind == "entity" and sp.after in common_nouns(sentence)),
-        "unit_in_question": float(bool(sp.unit) and tu.stem(unit_head(sp.unit)) in q.stems),
+        # the unit is the question's ("79 moons") or measures what it asks ("8,848.86 m")
+        "unit_in_question": float(
+            bool(sp.unit)
+            and (
+                tu.stem(unit_head(sp.unit)) in q.stems or measures.dimension(sp.unit) in q.measures
+            )
+        ),
         "demonym": float(
             sp.kind == "entity" and is_demonym(sp.text) and not lead_person and not asks_demonym
         ),

@@ -8,7 +8,9 @@ reader's features read ("by George Orwell", "79 moons").
 Kinds:
 - `date`: a full or partial date ("25 June 1950", "the 1920s", "19th century");
 - `year`: a bare year ("1729");
-- `number`: a count or measure, with its unit word when one follows ("79 moons", "36%");
+- `number`: a count or measure, with its unit word when one follows ("79 moons", "36%"); a
+  measure is read with its unit symbol, its range and its sign ("8,848.86 m", "29.9–30.5
+  m", "−273.15 °C"; `measures`);
 - `entity`: a run of proper nouns ("George Orwell", "Bank of England");
 - `np`: a short common noun phrase ("earth pig", "allegorical novella").
 """
@@ -19,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from scim_edge import textutil as tu
+from scim_edge.measures import measures
 from scim_edge.quality import _TEMPORAL_RE
 
 KINDS = ("date", "year", "number", "entity", "np")
@@ -184,6 +187,11 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
     for ent, start in runs:  # "Apollo 11", "Boeing 747": before the number alone is taken
         if ent.rsplit(" ", 1)[-1].isdigit():
             _add(out, taken, sentence, ent, "entity", start)
+    for m in measures(sentence):  # "8,848.86 m", "29.9–30.5 m", "10,935 ± 6 meters"
+        _add(out, taken, sentence, m.group("number"), "number", m.start("number"),
+             " ".join(m.group("unit").split()))  # fmt: skip
+        if m.group("error"):  # the "± 6" is no number of its own
+            taken.append(m.span("error"))
     nouns = common_nouns(sentence)
     for rx in (NUMBER_RE, _NUMBER_WORD_RE):
         for m in rx.finditer(sentence):

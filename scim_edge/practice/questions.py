@@ -125,7 +125,8 @@ def make_question(
     if drop_prep and head.split():
         head = head[: head.rstrip().rfind(" ") + 1] if " " in head else ""
     if span.kind == "number" and span.unit:
-        tail = re.sub(rf"^{re.escape(span.unit)}\b", "", tail, flags=re.I).lstrip()
+        unit = re.escape(span.unit).replace(r"\ ", r"\s+")  # "sq mi" after a no-break space
+        tail = re.sub(rf"^{unit}(?!\w)", "", tail, flags=re.I).lstrip()
     before = head.split()
     after = tail.split()
     lo, hi = _window(before + ["<A>"] + after, len(before), len(before), rng)

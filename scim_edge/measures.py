@@ -1,0 +1,225 @@
+"""Quantities with units: what kind of measure a question asks for, and what a number in a
+sentence measures.
+
+"How tall is Mount Everest?" asks for a length; "Its height … as 8,848.86 m" states one.
+A reader that sees only numbers took "11" (a count of countries) for the height of Mont
+Blanc, "11.86 years" for Jupiter's distance from the Sun, "6 meters" (the "± 6" of "10,935
+± 6 meters") for the Mariana Trench's depth, and stated "8,848.86" without its metres. The
+unit that follows a number says what it measures; an encyclopaedia writes it as a symbol
+("m", "km2", "°C", "km/h") or a word ("metres", "square miles"), often with a no-break
+space, and often as a range ("29.9–30.5 m") or with its error ("10,935 ± 6 meters").
+
+`measure_at(sentence, start)` reads a number with its unit at a position of a sentence,
+`dimension(unit)` names what the unit measures, and `asked(question)` the measures a
+question asks for ("how tall" a length; "how big" a length, an area, a volume or a mass;
+"at what temperature" a temperature). Units of time are read only where a question asks
+how long something lasted or how old someone was: "11.86 years" answers no "how far".
+"""
+
+from __future__ import annotations
+
+import re
+
+from scim_edge import textutil as tu
+
+LENGTH = "length"
+AREA = "area"
+VOLUME = "volume"
+MASS = "mass"
+TEMPERATURE = "temperature"
+SPEED = "speed"
+DURATION = "duration"
+# a person's or a thing's age: a time ("30,000 years"), or a number alone ("died at 37")
+AGE = "age"
+
+# Units as the text writes them, by what they measure. Symbols are matched as written
+# ("m" is a metre, "M" is not); words in lower case, and with a capital first letter.
+_UNITS: dict[str, tuple[str, ...]] = {
+    LENGTH: (
+        "m", "km", "cm", "mm", "nm", "μm", "µm", "mi", "ft", "yd", "AU", "Gm", "ly", "pc",
+        "nmi", "metre", "metres", "meter", "meters", "kilometre", "kilometres", "kilometer",
+        "kilometers", "centimetres", "centimeters", "millimetres", "millimeters",
+        "nanometres", "nanometers", "micrometres", "micrometers", "mile", "miles", "foot",
+        "feet", "inches", "yards", "light-years", "light years", "light-year", "parsecs",
+        "astronomical units", "nautical miles",
+    ),
+    AREA: (
+        "km2", "km²", "m2", "m²", "mi2", "mi²", "sq mi", "sq km", "sq ft", "ha", "hectares",
+        "acres", "square kilometres", "square kilometers", "square miles", "square metres",
+        "square meters", "square feet",
+    ),
+    VOLUME: (
+        "km3", "km³", "m3", "m³", "cu mi", "cu ft", "cubic kilometres", "cubic kilometers",
+        "cubic miles", "cubic metres", "cubic meters", "litres", "liters", "gallons",
+    ),
+    MASS: (
+        "kg", "g", "mg", "t", "lb", "lbs", "oz", "kilograms", "kilogrammes", "grams",
+        "tonnes", "tons", "long tons", "short tons", "pounds", "ounces",
+    ),
+    TEMPERATURE: (
+        "°C", "°F", "° C", "° F", "K", "kelvin", "kelvins", "degrees Celsius",
+        "degrees Fahrenheit", "degrees C", "degrees F",
+    ),
+    SPEED: (
+        "km/h", "kph", "mph", "m/s", "km/s", "mi/s", "m⋅s−1", "m·s−1", "knots", "kn",
+        "kilometres per hour", "kilometers per hour", "miles per hour", "metres per second",
+        "meters per second", "kilometres per second", "kilometers per second",
+    ),
+    DURATION: (
+        "years", "year", "yr", "days", "hours", "minutes", "seconds", "weeks", "months",
+        "centuries", "decades", "millennia",
+    ),
+}  # fmt: skip
+_DIMENSION = {
+    form: dim
+    for dim, units in _UNITS.items()
+    for unit in units
+    for form in (unit, unit[:1].upper() + unit[1:] if unit[:1].islower() else unit)
+}
+# a space inside a unit may be any space ("sq\u00a0mi")
+_UNIT_ALTERNATIVES = "|".join(
+    re.escape(u).replace(r"\ ", r"\s") for u in sorted(_DIMENSION, key=len, reverse=True)
+)
+_NUMBER = r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousand))?"
+# a number (a minus sign kept; a range kept whole), an optional error, then a unit that no
+# letter or digit continues: "−273.15 °C", "29.9–30.5 m", "100 to 115 kg", "10,935 ± 6 m"
+_MEASURE = re.compile(
+    rf"(?P<number>[−-]?{_NUMBER}(?:\s?(?:–|-|to)\s?[−-]?{_NUMBER})?)"
+    rf"(?P<error>\s?±\s?{_NUMBER})?"
+    rf"\s?(?P<unit>{_UNIT_ALTERNATIVES})(?![\w²³/⋅·])"
+)
+_NOT_BEFORE = re.compile(r"[\w.,]$")  # a number's sign or first digit is not mid-word
+
+
+def measure_at(sentence: str, start: int) -> re.Match[str] | None:
+    """The number with its unit that begins at `start`, or None: its groups are `number`
+    (a range kept whole, a minus sign kept), `error` (a "± 6", or None) and `unit`."""
+    if start and _NOT_BEFORE.search(sentence[:start]):
+        return None
+    return _MEASURE.match(sentence, start)
+
+
+def measures(sentence: str) -> list[re.Match[str]]:
+    """Every number with a unit in the sentence, left to right."""
+    out: list[re.Match[str]] = []
+    pos = 0
+    for m in re.finditer(r"[−-]?\d", sentence):
+        if m.start() < pos:
+            continue
+        found = measure_at(sentence, m.start())
+        if found is not None:
+            out.append(found)
+            pos = found.end()
+    return out
+
+
+def answers(unit: str, asked: frozenset[str]) -> bool:
+    """A number with this unit ("" for none) is a measure of an asked kind: a length for
+    "how tall"; for "how old", a time or a number alone ("at 37")."""
+    dim = dimension(unit)
+    return dim in asked or (AGE in asked and (dim == DURATION or not unit))
+
+
+def dimension(unit: str) -> str:
+    """What a unit measures ("km2" → area), or "" for a unit that is not one ("moons")."""
+    return _DIMENSION.get(" ".join(unit.split()), "")
+
+
+# The question's words that ask for a measure, by the measures each may mean.
+_PHYSICAL = frozenset({LENGTH, AREA, VOLUME, MASS})
+_HOW = {
+    "tall": {LENGTH},
+    "high": {LENGTH},
+    "deep": {LENGTH},
+    "far": {LENGTH},
+    "wide": {LENGTH},
+    "thick": {LENGTH},
+    "big": _PHYSICAL,
+    "large": _PHYSICAL,
+    "heavy": {MASS},
+    "fast": {SPEED},
+    "quickly": {SPEED},
+    "hot": {TEMPERATURE},
+    "cold": {TEMPERATURE},
+    "warm": {TEMPERATURE},
+    "old": {AGE},
+}
+_NOUNS = {
+    "height": {LENGTH},
+    "elevation": {LENGTH},
+    "altitude": {LENGTH},
+    "depth": {LENGTH},
+    "length": {LENGTH},
+    "width": {LENGTH},
+    "diameter": {LENGTH},
+    "radius": {LENGTH},
+    "distance": {LENGTH},
+    "wavelength": {LENGTH},
+    "area": {AREA},
+    "size": _PHYSICAL,
+    "volume": {VOLUME},
+    "weight": {MASS},
+    "mass": {MASS},
+    "temperature": {TEMPERATURE},
+    "speed": {SPEED},
+    "velocity": {SPEED},
+}
+_VERBS = {"weigh": {MASS}, "melt": {TEMPERATURE}, "boil": {TEMPERATURE}, "freez": {TEMPERATURE}}
+_LASTS = frozenset("last lasted take took takes live lived reign reigned".split())
+# words between the wh-word and the noun it asks for ("what is the average depth")
+_SKIP = frozenset(
+    "is was are were the a an average mean maximum minimum total approximate approximately "
+    "roughly exact".split()
+)
+_POINT = re.compile(r"\b(?:melting|boiling|freezing)\s+point\b", re.IGNORECASE)
+
+
+@tu.tool_cache(maxsize=4096)
+def asked(question: str) -> frozenset[str]:
+    """The measures a question asks for, or an empty set when it asks for none: "How tall
+    is…" a length, "What is the area of…" an area, "At what temperature does … melt?" and
+    "What is the melting point of…" a temperature, "How long is the Nile?" a length and
+    "How long did the war last?" a duration, "How old…" and "At what age…" an age. "What is
+    the largest country by area?" asks for a country, "Which age came after…" for an era:
+    the measure word must be what the wh-phrase asks."""
+    q = " ".join(question.split())
+    low = q.lower()
+    words = [w.lower() for w in tu.words(q)]
+    out: set[str] = set()
+    for i, w in enumerate(words[:-1]):
+        if w != "how":
+            continue
+        nxt = words[i + 1]
+        if nxt == "long":
+            rest = set(words[i + 2 :])
+            out |= {DURATION} if rest & _LASTS or "ago" in rest else {LENGTH}
+        elif nxt == "much" and any(tu.stem(x) in _VERBS for x in words[i + 2 :]):
+            out |= {d for x in words[i + 2 :] for d in _VERBS.get(tu.stem(x), ())}
+        else:
+            out |= _HOW.get(nxt, set())
+        break
+    out |= _asked_noun(words)
+    if _POINT.search(low) and words[:1] in (["what"], ["at"]):
+        out.add(TEMPERATURE)
+    if words[:3] == ["at", "what", "age"]:  # not "Which age came after…", an era
+        out.add(AGE)
+    return frozenset(out)
+
+
+def _asked_noun(words: list[str]) -> set[str]:
+    """The measure a what/which phrase asks for by its noun: "what area", "at what
+    temperature", "What is the diameter of…", "below what body temperature" (the noun,
+    or the word after it)."""
+    for i, w in enumerate(words):
+        if w not in ("what", "which"):
+            continue
+        rest = list(words[i + 1 : i + 8])
+        while rest and rest[0] in _SKIP:
+            rest.pop(0)
+        for noun in rest[:2]:
+            if noun in _NOUNS:
+                return set(_NOUNS[noun])
+            if noun in tu.STOPWORDS:  # "What in size…": the noun is not the one asked
+                break
+        return set()
+    return set()
