@@ -206,6 +206,19 @@ def asked(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
+_ASKING = frozenset(_HOW) | frozenset(_NOUNS) | {"long", "age"}
+
+
+def asking_words(question: str) -> frozenset[str]:
+    """The question's words that ask for its measure, lower-cased ("tall" of "How tall is
+    Mount Everest?", "temperature" of "At what temperature…"): a number whose unit
+    measures what is asked states them, as a date states the "year" asked, though no
+    sentence that gives a height says "tall"."""
+    if not asked(question):
+        return frozenset()
+    return frozenset(w for w in (x.lower() for x in tu.words(question)) if w in _ASKING)
+
+
 def _asked_noun(words: list[str]) -> set[str]:
     """The measure a what/which phrase asks for by its noun: "what area", "at what
     temperature", "What is the diameter of…", "below what body temperature" (the noun,

@@ -74,6 +74,12 @@ def test_a_date_states_the_year_asked():
     assert _relation("In what year did the Titanic sink?", TITANIC, "15 April 1912") == 1.0
 
 
+def test_a_date_states_the_year_when_the_title_says_the_rest():
+    ps = [Passage("4-1", "Sinking of the Titanic", "", "RMS Titanic sank in the North "
+                  "Atlantic Ocean on 15 April 1912.")]  # fmt: skip
+    assert _relation("In what year did the Titanic sink?", ps, "15 April 1912") == 1.0
+
+
 def test_another_stopword_before_the_name_ends_the_agent():
     s = "Waterloo was a victory by the allies of Wellington."
     assert not rf.is_agent(s, s.index("Wellington"))

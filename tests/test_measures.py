@@ -135,3 +135,10 @@ def test_an_age_may_be_a_number_alone():
                   "at 37 after years of illness.")]  # fmt: skip
     texts = {c.text for c in rf.candidates("How old was Vincent van Gogh when he died?", ps)}
     assert {"37", "two"} <= texts
+
+
+def test_a_measure_of_the_asked_kind_states_the_word_that_asks_it():
+    # no sentence that gives a height says "tall"
+    ps = [Passage("4-0", "Mount Everest", "", "Its height was measured in 2020 as 8,848.86 m.")]
+    (cand,) = [c for c in rf.candidates("How tall is Mount Everest?", ps) if c.text == "8,848.86"]
+    assert cand.features[rf.FEATURES.index("relation_overlap")] == 1.0

@@ -174,6 +174,8 @@ class QuestionInfo:
     # the measures the question asks for ("length" of "How tall is Mount Everest?"; none
     # when it asks for no measure): a number whose unit measures another is no answer
     measures: frozenset[str] = frozenset()
+    # the stems of the words that ask for it ("tall"), which a number of that measure states
+    measure_stems: frozenset[str] = frozenset()
 
 
 _NUMBER_HINTS = frozenset(
@@ -283,6 +285,7 @@ def analyse(question: str) -> QuestionInfo:
         related=related_stems(question),
         verbs=question_verbs(question),
         measures=measures.asked(question),
+        measure_stems=frozenset(tu.stem(w) for w in measures.asking_words(question)),
     )
 
 
@@ -1062,24 +1065,28 @@ def _relation(
     Abraham Lincoln?" in "Abraham Lincoln"), which every sentence of that article shares,
     said or not.
 
-    Two of the question's words are said without being written. The kind a date question
+    Some of the question's words are said without being written. The kind a date question
     asks for ("year" of "In what year did the Titanic sink?") is what the date itself
-    states; no sentence that gives a year says "year". And an agent after "by" and a noun
-    ("a novella by George Orwell", "a portrait painting by Italian artist Leonardo da
-    Vinci") is the maker the question's verb asks for ("Who wrote Animal Farm?"), though
-    the sentence says no verb; after a verb ("assassinated by") the verb is written, and
-    counts only if it is the question's."""
+    states; no sentence that gives a year says "year". So is the measure a question asks
+    for ("tall", "temperature") by a number whose unit measures it. And an agent after
+    "by" and a noun ("a novella by George Orwell", "a portrait painting by Italian artist
+    Leonardo da Vinci") is the maker the question's verb asks for ("Who wrote Animal
+    Farm?"), though the sentence says no verb; after a verb ("assassinated by") the verb is
+    written, and counts only if it is the question's."""
     q = pool.q
     t_stems, _ = pool.title(p.title)
     rest = q.stems - t_stems
-    if q.kind == "date" and q.head:
-        rest = rest - {q.head}
     total = sum(pool.idf[w] for w in rest)
     if not total:
         return {}
-    stated = rest & st
+    said: set[str] = set()  # what the span itself says of the question's words
+    if q.kind == "date" and q.head and sp.kind in ("date", "year"):
+        said.add(q.head)
+    if sp.kind == "number" and measures.answers(sp.unit, q.measures):
+        said |= q.measure_stems  # "8,848.86 m" states the "tall" asked
     if q.verbs and sp.kind == "entity" and is_agent(sentence, sp.start):
-        stated |= rest & q.verbs
+        said |= q.verbs
+    stated = rest & (st | said)
     return {"relation_overlap": sum(pool.idf[w] for w in stated) / total}
 
 
