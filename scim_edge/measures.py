@@ -12,8 +12,9 @@ space, and often as a range ("29.9–30.5 m") or with its error ("10,935 ± 6 me
 `measure_at(sentence, start)` reads a number with its unit at a position of a sentence,
 `dimension(unit)` names what the unit measures, and `asked(question)` the measures a
 question asks for ("how tall" a length; "how big" a length, an area, a volume or a mass;
-"at what temperature" a temperature). Units of time are read only where a question asks
-how long something lasted or how old someone was: "11.86 years" answers no "how far".
+"at what temperature" a temperature; "What is the population of…" and "How many people…"
+a number of people). Units of time are read only where a question asks how long something
+lasted or how old someone was: "11.86 years" answers no "how far".
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ SPEED = "speed"
 DURATION = "duration"
 # a person's or a thing's age: a time ("30,000 years"), or a number alone ("died at 37")
 AGE = "age"
+# how many people live somewhere: a number alone ("over 14 million") or one of people
+PEOPLE = "people"
 
 # Units as the text writes them, by what they measure. Symbols are matched as written
 # ("m" is a metre, "M" is not); words in lower case, and with a capital first letter.
@@ -69,6 +72,7 @@ _UNITS: dict[str, tuple[str, ...]] = {
         "years", "year", "yr", "days", "hours", "minutes", "seconds", "weeks", "months",
         "centuries", "decades", "millennia",
     ),
+    PEOPLE: ("people", "inhabitants", "residents", "persons", "citizens"),
 }  # fmt: skip
 _DIMENSION = {
     form: dim
@@ -113,11 +117,20 @@ def measures(sentence: str) -> list[re.Match[str]]:
     return out
 
 
-def answers(unit: str, asked: frozenset[str]) -> bool:
-    """A number with this unit ("" for none) is a measure of an asked kind: a length for
-    "how tall"; for "how old", a time or a number alone ("at 37")."""
+def answers(text: str, unit: str, asked: frozenset[str]) -> bool:
+    """A number (`text`) with this unit ("" for none) is a measure of an asked kind: a
+    length for "how tall"; for "how old", a time or a number alone ("at 37"); for a
+    population, a number of people, or a number alone in the thousands or more ("over 14
+    million"), not "six" (prefectures, the tagger's noun missed after "neighboring")."""
     dim = dimension(unit)
-    return dim in asked or (AGE in asked and (dim == DURATION or not unit))
+    if dim in asked or (AGE in asked and dim == DURATION):
+        return True
+    if unit:
+        return False
+    return AGE in asked or (PEOPLE in asked and _LARGE.search(text) is not None)
+
+
+_LARGE = re.compile(r"\d,\d{3}|\d{4}|\b(?:thousand|million|billion)\b", re.IGNORECASE)
 
 
 def dimension(unit: str) -> str:
@@ -163,6 +176,7 @@ _NOUNS = {
     "temperature": {TEMPERATURE},
     "speed": {SPEED},
     "velocity": {SPEED},
+    "population": {PEOPLE},
 }
 _VERBS = {"weigh": {MASS}, "melt": {TEMPERATURE}, "boil": {TEMPERATURE}, "freez": {TEMPERATURE}}
 _LASTS = frozenset("last lasted take took takes live lived reign reigned".split())
@@ -193,6 +207,8 @@ def asked(question: str) -> frozenset[str]:
         if nxt == "long":
             rest = set(words[i + 2 :])
             out |= {DURATION} if rest & _LASTS or "ago" in rest else {LENGTH}
+        elif nxt == "many" and words[i + 2 : i + 3] and dimension(words[i + 2]) == PEOPLE:
+            out.add(PEOPLE)  # "How many people live in Brazil?"
         elif nxt == "much" and any(tu.stem(x) in _VERBS for x in words[i + 2 :]):
             out |= {d for x in words[i + 2 :] for d in _VERBS.get(tu.stem(x), ())}
         else:
@@ -206,7 +222,8 @@ def asked(question: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_ASKING = frozenset(_HOW) | frozenset(_NOUNS) | {"long", "age"}
+# ("population" is not one: a number alone, which may answer it, need not say it)
+_ASKING = frozenset(_HOW) | frozenset(_NOUNS) - {"population"} | {"long", "age"}
 
 
 def asking_words(question: str) -> frozenset[str]:

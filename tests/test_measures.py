@@ -142,3 +142,24 @@ def test_a_measure_of_the_asked_kind_states_the_word_that_asks_it():
     ps = [Passage("4-0", "Mount Everest", "", "Its height was measured in 2020 as 8,848.86 m.")]
     (cand,) = [c for c in rf.candidates("How tall is Mount Everest?", ps) if c.text == "8,848.86"]
     assert cand.features[rf.FEATURES.index("relation_overlap")] == 1.0
+
+
+def test_a_population_is_asked_as_a_number_of_people():
+    assert measures.asked("What is the population of Tokyo?") == {measures.PEOPLE}
+
+
+def test_how_many_people_asks_for_a_population():
+    assert measures.asked("How many people live in Brazil?") == {measures.PEOPLE}
+
+
+# Real lead (vital-en, "Tokyo"; CC BY-SA Wikipedia contributors), shortened.
+TOKYO = [
+    Passage("5-0", "Tokyo", "", "The population of the city proper was over 14 million as of "
+            "2023. The Greater Tokyo Area includes Tokyo and parts of six neighboring "
+            "prefectures."),
+]  # fmt: skip
+
+
+def test_a_population_is_no_small_count_of_other_things():
+    texts = {c.text for c in rf.candidates("What is the population of Tokyo?", TOKYO)}
+    assert texts == {"14 million"}

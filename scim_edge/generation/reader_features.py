@@ -1018,7 +1018,7 @@ def _measures_asked(sp: Span, q: QuestionInfo) -> bool:
     """The span is a number whose unit measures what the question asks for: "8,848.86 m"
     for "How tall…", not "11.86 years" for "How far…" nor "11" (countries) for "How
     high…". When some number of the passages is one, only such numbers are candidates."""
-    return sp.kind == "number" and measures.answers(sp.unit, q.measures)
+    return sp.kind == "number" and measures.answers(sp.text, sp.unit, q.measures)
 
 
 def _position(pool: _Pool, sp: Span, sentence: str, st: frozenset[str]) -> dict[str, float]:
@@ -1082,7 +1082,7 @@ def _relation(
     said: set[str] = set()  # what the span itself says of the question's words
     if q.kind == "date" and q.head and sp.kind in ("date", "year"):
         said.add(q.head)
-    if sp.kind == "number" and measures.answers(sp.unit, q.measures):
+    if sp.kind == "number" and measures.answers(sp.text, sp.unit, q.measures):
         said |= q.measure_stems  # "8,848.86 m" states the "tall" asked
     if q.verbs and sp.kind == "entity" and is_agent(sentence, sp.start):
         said |= q.verbs
