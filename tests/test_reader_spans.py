@@ -559,6 +559,11 @@ def test_another_form_of_the_questions_verb_reads_as_the_verb():
     assert dict(zip(rf.FEATURES, c.features.tolist(), strict=True))["relation_overlap"] == 1.0
 
 
+def test_a_death_states_when_someone_died():
+    # "until her death in 1780" answers "In what year did Empress Maria Theresa die?"
+    assert rf.related_stems("In what year did Empress Maria Theresa die?") == {"death": "die"}
+
+
 def test_a_noun_of_the_question_gives_no_other_forms():
     # "the film director" describes the person asked about; "directed" is not the relation
     assert "direct" not in rf.related_stems("In which city was the film director Allan Dwan born?")

@@ -363,7 +363,13 @@ _VERB_ENDS = (("ed", ""), ("ed", "e"), ("ing", ""), ("ing", "e"))
 # Words that say the same thing without sharing a stem, each stem to the other word.
 _SAME_MEANING = {
     tu.stem(a): b
-    for pair in (("biggest", "largest"), ("tallest", "highest"), ("write", "author"))
+    for pair in (
+        ("biggest", "largest"),
+        ("tallest", "highest"),
+        ("write", "author"),
+        ("die", "death"),
+        ("born", "birth"),
+    )
     for a, b in (pair, pair[::-1])
 }
 
