@@ -199,7 +199,7 @@ def _answer_problems(
     found = {t: _find(evidence, docs[t]) for t in titles if t in docs}
     holders = [t for t, at in found.items() if at is not None]
     if not holders:
-        bad.append("evidence does not occur verbatim in any of the named articles")
+        bad.append("evidence does not occur in any of the named articles, case and spacing aside")
     if answers and not any(squash(a) in squash(evidence) for a in answers):
         bad.append("no answer alias occurs in the evidence")
     late = bool(holders) and found[holders[0]] >= first_sentence_end(docs[holders[0]])

@@ -20,6 +20,7 @@ lasted or how old someone was: "11.86 years" answers no "how far".
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from scim_edge import textutil as tu
 
@@ -78,42 +79,70 @@ _DIMENSION = {
     form: dim
     for dim, units in _UNITS.items()
     for unit in units
-    for form in (unit, unit[:1].upper() + unit[1:] if unit[:1].islower() else unit)
+    # a word unit may open a sentence or a title ("Metres"); a symbol is as written
+    for form in (unit, unit.capitalize() if unit.isalpha() and len(unit) > 3 else unit)
 }
-# a space inside a unit may be any space ("sq\u00a0mi")
-_UNIT_ALTERNATIVES = "|".join(
-    re.escape(u).replace(r"\ ", r"\s") for u in sorted(_DIMENSION, key=len, reverse=True)
-)
-_NUMBER = r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:million|billion|thousand))?"
-# a number (a minus sign kept; a range kept whole), an optional error, then a unit that no
-# letter or digit continues: "−273.15 °C", "29.9–30.5 m", "100 to 115 kg", "10,935 ± 6 m"
+
+
+def _alternatives(units: list[str]) -> str:
+    """A regex alternation of units, longest first; a space inside a unit may be any
+    space ("sq\u00a0mi")."""
+    ordered = sorted(units, key=len, reverse=True)
+    return "|".join(re.escape(u).replace(r"\ ", r"\s") for u in ordered)
+
+
+# a one-letter symbol only after a space ("0 K", "5 t"; not "10K", "5G", "3M")
+_SHORT = _alternatives([u for u in _DIMENSION if len(u) == 1])
+_LONG = _alternatives([u for u in _DIMENSION if len(u) > 1])
+_NUMBER = r"\d(?:[\d,]*\d)?(?:\.\d+)?(?:\s(?:hundred|thousand|million|billion|trillion))?"
+_SIGN = "[−–-]?"  # a minus sign, or the dash written for one ("–89.2 °C")
+# a number (its sign kept; a range kept whole), an optional error, then a unit that no
+# letter, digit or hyphen continues: "−273.15 °C", "29.9–30.5 m", "100 to 115 kg",
+# "10,935 ± 6 m"; not "5 t-shirts"
 _MEASURE = re.compile(
-    rf"(?P<number>[−-]?{_NUMBER}(?:\s?(?:–|-|to)\s?[−-]?{_NUMBER})?)"
+    rf"(?P<number>{_SIGN}{_NUMBER}(?:\s?(?:–|-|to)\s?{_SIGN}{_NUMBER})?)"
     rf"(?P<error>\s?±\s?{_NUMBER})?"
-    rf"\s?(?P<unit>{_UNIT_ALTERNATIVES})(?![\w²³/⋅·])"
+    rf"(?:\s?(?P<unit>{_LONG})|\s(?P<short>{_SHORT}))(?![\w²³/⋅·-])"
 )
 _NOT_BEFORE = re.compile(r"[\w.,]$")  # a number's sign or first digit is not mid-word
 
 
-def measure_at(sentence: str, start: int) -> re.Match[str] | None:
-    """The number with its unit that begins at `start`, or None: its groups are `number`
-    (a range kept whole, a minus sign kept), `error` (a "± 6", or None) and `unit`."""
+@dataclass(frozen=True)
+class Measure:
+    """A number with its unit in a sentence: `number` as written (a range kept whole, its
+    sign kept), `unit` as written, `start` and `end` of the whole (unit included), and
+    `error`, the span of a "± 6" between them (or None)."""
+
+    number: str
+    unit: str
+    start: int
+    end: int
+    error: tuple[int, int] | None
+
+
+def measure_at(sentence: str, start: int) -> Measure | None:
+    """The number with its unit that begins at `start`, or None."""
     if start and _NOT_BEFORE.search(sentence[:start]):
         return None
-    return _MEASURE.match(sentence, start)
+    m = _MEASURE.match(sentence, start)
+    if m is None:
+        return None
+    unit = "unit" if m.group("unit") is not None else "short"
+    error = m.span("error") if m.group("error") else None
+    return Measure(m.group("number"), m.group(unit), m.start(), m.end(), error)
 
 
-def measures(sentence: str) -> list[re.Match[str]]:
+def measures(sentence: str) -> list[Measure]:
     """Every number with a unit in the sentence, left to right."""
-    out: list[re.Match[str]] = []
+    out: list[Measure] = []
     pos = 0
-    for m in re.finditer(r"[−-]?\d", sentence):
+    for m in re.finditer(r"[−–-]?\d", sentence):
         if m.start() < pos:
             continue
         found = measure_at(sentence, m.start())
         if found is not None:
             out.append(found)
-            pos = found.end()
+            pos = found.end
     return out
 
 
@@ -185,21 +214,22 @@ _SKIP = frozenset(
     "is was are were the a an average mean maximum minimum total approximate approximately "
     "roughly exact".split()
 )
-_POINT = re.compile(r"\b(?:melting|boiling|freezing)\s+point\b", re.IGNORECASE)
+_POINT = re.compile(r"\b(melting|boiling|freezing)\s+point\b", re.IGNORECASE)
+
+
+# a verb or an auxiliary after the noun a what-phrase asks for: "What area does …"
+_AUX = frozenset(
+    "is was are were do does did can could will would has have had may might must".split()
+)
 
 
 @tu.tool_cache(maxsize=4096)
-def asked(question: str) -> frozenset[str]:
-    """The measures a question asks for, or an empty set when it asks for none: "How tall
-    is…" a length, "What is the area of…" an area, "At what temperature does … melt?" and
-    "What is the melting point of…" a temperature, "How long is the Nile?" a length and
-    "How long did the war last?" a duration, "How old…" and "At what age…" an age. "What is
-    the largest country by area?" asks for a country, "Which age came after…" for an era:
-    the measure word must be what the wh-phrase asks."""
+def _read(question: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the measures the question asks for, the words of it that ask for them)."""
     q = " ".join(question.split())
-    low = q.lower()
     words = [w.lower() for w in tu.words(q)]
     out: set[str] = set()
+    said: set[str] = set()
     for i, w in enumerate(words[:-1]):
         if w != "how":
             continue
@@ -207,49 +237,78 @@ def asked(question: str) -> frozenset[str]:
         if nxt == "long":
             rest = set(words[i + 2 :])
             out |= {DURATION} if rest & _LASTS or "ago" in rest else {LENGTH}
+            said.add(nxt)
         elif nxt == "many" and words[i + 2 : i + 3] and dimension(words[i + 2]) == PEOPLE:
             out.add(PEOPLE)  # "How many people live in Brazil?"
-        elif nxt == "much" and any(tu.stem(x) in _VERBS for x in words[i + 2 :]):
-            out |= {d for x in words[i + 2 :] for d in _VERBS.get(tu.stem(x), ())}
-        else:
-            out |= _HOW.get(nxt, set())
+        elif nxt == "much":  # "How much can a beaver weigh?"
+            verbs = [x for x in words[i + 2 :] if tu.stem(x) in _VERBS]
+            out |= {d for x in verbs for d in _VERBS[tu.stem(x)]}
+            said |= set(verbs)
+        elif nxt in _HOW:
+            out |= _HOW[nxt]
+            said.add(nxt)
         break
-    out |= _asked_noun(words)
-    if _POINT.search(low) and words[:1] in (["what"], ["at"]):
+    noun = _asked_noun(words)
+    if noun:
+        out |= _NOUNS[noun]
+        said.add(noun)
+    point = _POINT.search(q)
+    if point is not None and words[:1] in (["what"], ["at"]):
         out.add(TEMPERATURE)
+        said |= {point.group(1).lower(), "point"}
     if words[:3] == ["at", "what", "age"]:  # not "Which age came after…", an era
         out.add(AGE)
-    return frozenset(out)
+        said.add("age")
+    if not out:
+        return frozenset(), frozenset()
+    # a number alone, which may answer "the population", need not say it
+    return frozenset(out), frozenset(said - {"population"})
 
 
-# ("population" is not one: a number alone, which may answer it, need not say it)
-_ASKING = frozenset(_HOW) | frozenset(_NOUNS) - {"population"} | {"long", "age"}
+def asked(question: str) -> frozenset[str]:
+    """The measures a question asks for, or an empty set when it asks for none: "How tall
+    is…" a length, "What is the area of…" an area, "At what temperature does … melt?" and
+    "What is the melting point of…" a temperature, "How long is the Nile?" a length and
+    "How long did the war last?" a duration, "How old…" and "At what age…" an age. "What is
+    the largest country by area?" asks for a country, "Which age came after…" for an era,
+    "Which area of the brain…" for a place, "What mass extinction…" for an event: the
+    measure word must be what the wh-phrase asks."""
+    return _read(question)[0]
 
 
 def asking_words(question: str) -> frozenset[str]:
     """The question's words that ask for its measure, lower-cased ("tall" of "How tall is
-    Mount Everest?", "temperature" of "At what temperature…"): a number whose unit
-    measures what is asked states them, as a date states the "year" asked, though no
-    sentence that gives a height says "tall"."""
-    if not asked(question):
-        return frozenset()
-    return frozenset(w for w in (x.lower() for x in tu.words(question)) if w in _ASKING)
+    Mount Everest?", "temperature" of "At what temperature…", "weigh" of "How much can a
+    beaver weigh?"): a number whose unit measures what is asked states them, as a date
+    states the "year" asked, though no sentence that gives a height says "tall"."""
+    return _read(question)[1]
 
 
-def _asked_noun(words: list[str]) -> set[str]:
-    """The measure a what/which phrase asks for by its noun: "what area", "at what
-    temperature", "What is the diameter of…", "below what body temperature" (the noun,
-    or the word after it)."""
+def _asked_noun(words: list[str]) -> str:
+    """The measure noun a what/which phrase asks for, or "": "What area does…", "at what
+    temperature", "What is the diameter of…", "below what body temperature does…". The
+    noun must head the phrase: after a copula ("what is the area of") it may take "of";
+    otherwise a verb or the question's end follows it, not "of" ("Which area of the
+    brain…") nor another noun ("What mass extinction…", "What temperature scale…")."""
     for i, w in enumerate(words):
         if w not in ("what", "which"):
             continue
         rest = list(words[i + 1 : i + 8])
+        copula = False
         while rest and rest[0] in _SKIP:
-            rest.pop(0)
-        for noun in rest[:2]:
-            if noun in _NOUNS:
-                return set(_NOUNS[noun])
+            copula |= rest.pop(0) in _COPULAS
+        for k in range(min(2, len(rest))):
+            noun = rest[k]
             if noun in tu.STOPWORDS:  # "What in size…": the noun is not the one asked
                 break
-        return set()
-    return set()
+            if noun not in _NOUNS:
+                continue
+            nxt = rest[k + 1] if k + 1 < len(rest) else ""
+            if nxt == "" or nxt in _AUX or (copula and nxt == "of"):
+                return noun
+            break
+        return ""
+    return ""
+
+
+_COPULAS = frozenset("is was are were".split())

@@ -108,3 +108,13 @@ def test_a_name_after_to_is_no_place_when_its_own_lead_is_a_persons():
         if c.text == "Homer" and c.passage.doc_id == "5-0"
     ]  # fmt: skip
     assert homer.features[rf.FEATURES.index("place_like")] == 0.0
+
+
+def test_the_nearest_by_names_the_agent():
+    s = "It was followed by a novella by George Orwell."
+    assert rf.is_agent(s, s.index("George"))
+
+
+def test_a_century_does_not_state_the_year_asked():
+    ps = [Passage("7-0", "Ridge", "", "The battle on the ridge was fought in the 19th century.")]
+    assert _relation("In what year was the battle on the ridge fought?", ps, "19th century") < 1.0

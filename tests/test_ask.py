@@ -291,7 +291,7 @@ def test_standard_rag_does_not_show_a_right_easy_answer_as_low(capsys, sample_in
     """ "a novella by George Orwell" states who wrote it: the one round's confidence is
     not Low for want of the word "wrote"."""
     d = ask_json(capsys, sample_index, "Who wrote Animal Farm?", "--loop", "standard")
-    assert (d["answer"], d["tier"]) == ("George Orwell", "medium")
+    assert (d["answer"], d["tier"] != "low") == ("George Orwell", True)
 
 
 def test_a_single_pass_has_no_confidence_note(capsys, sample_index):

@@ -14,8 +14,7 @@ from scim_edge.types import Passage
 
 
 def _read(sentence: str) -> list[tuple[str, str, str]]:
-    return [(m.group("number"), m.group("unit"), measures.dimension(m.group("unit")))
-            for m in measures.measures(sentence)]  # fmt: skip
+    return [(m.number, m.unit, measures.dimension(m.unit)) for m in measures.measures(sentence)]
 
 
 def test_how_tall_asks_for_a_length():
@@ -163,3 +162,37 @@ TOKYO = [
 def test_a_population_is_no_small_count_of_other_things():
     texts = {c.text for c in rf.candidates("What is the population of Tokyo?", TOKYO)}
     assert texts == {"14 million"}
+
+
+def test_a_measure_noun_that_names_a_kind_of_place_asks_nothing():
+    assert measures.asked("Which area of the brain controls speech production?") == frozenset()
+
+
+def test_a_measure_noun_before_another_noun_asks_nothing():
+    assert measures.asked("What mass extinction ended the age of dinosaurs?") == frozenset()
+
+
+def test_a_capital_letter_after_a_number_is_no_unit():
+    assert _read("It was the first 5G phone, made by 3M.") == []
+
+
+def test_a_unit_symbol_is_matched_as_written():
+    # "m" is a metre; "M" (a million) is not
+    assert _read("about 1.5 M people live there") == []
+
+
+def test_a_one_letter_unit_needs_a_space():
+    assert _read("She won a 10K race.") == []
+
+
+def test_a_number_with_a_unit_is_no_year():
+    spans = sentence_spans("Its summit is at 1850 m above sea level.")
+    assert [(s.text, s.kind, s.unit) for s in spans if s.kind != "np"] == [("1850", "number", "m")]
+
+
+def test_the_words_that_ask_are_those_of_the_wh_phrase():
+    assert measures.asking_words("How tall is Big Ben?") == {"tall"}
+
+
+def test_a_verb_may_ask_for_the_measure():
+    assert measures.asking_words("How much can a beaver weigh?") == {"weigh"}

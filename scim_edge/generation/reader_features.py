@@ -322,7 +322,8 @@ _MAKERS = frozenset(
 # ("by the Dutch Post-Impressionist painter Vincent van Gogh")
 _AGENT_GAP = 5
 _ARTICLES = frozenset({"the", "a", "an"})
-_AGENT_BEFORE = re.compile(rf"\bby\s+((?:[\w'’.-]+\s+){{0,{_AGENT_GAP}}})$", re.IGNORECASE)
+# the nearest "by": no other stands between it and the name
+_AGENT_BEFORE = re.compile(rf"\bby\s+((?:(?!by\b)[\w'’.-]+\s+){{0,{_AGENT_GAP}}})$", re.IGNORECASE)
 # "poems attributed to Homer", "the design is credited to Ustad Ahmad Lahori": the maker
 # again, said without the making verb
 _ATTRIBUTED = re.compile(
@@ -1087,7 +1088,8 @@ def _relation(
         return {}
     said: set[str] = set()  # what the span itself says of the question's words
     if q.kind == "date" and q.head and sp.kind in ("date", "year"):
-        said.add(q.head)
+        if q.head != _YEAR_STEM or _names_a_year(sp):  # "the 19th century" says no year
+            said.add(q.head)
     if sp.kind == "number" and measures.answers(sp.text, sp.unit, q.measures):
         said |= q.measure_stems  # "8,848.86 m" states the "tall" asked
     if q.verbs and sp.kind == "entity" and is_agent(sentence, sp.start):
@@ -1153,7 +1155,8 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
         "unit_in_question": float(
             bool(sp.unit)
             and (
-                tu.stem(unit_head(sp.unit)) in q.stems or measures.dimension(sp.unit) in q.measures
+                tu.stem(unit_head(sp.unit)) in q.stems
+                or measures.answers(sp.text, sp.unit, q.measures)
             )
         ),
         "demonym": float(

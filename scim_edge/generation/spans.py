@@ -169,10 +169,16 @@ def _add(out: list[Span], taken: list[tuple[int, int]], sentence: str, text: str
 
 @tu.tool_cache(maxsize=32768)
 def sentence_spans(sentence: str) -> tuple[Span, ...]:
-    """Every candidate span of one sentence, dates first so numbers inside them are not
-    counted twice; cached because practice and the reader see the same sentences often."""
+    """Every candidate span of one sentence: numbers with a unit first, so that "1850 m"
+    is no year, then dates, so numbers inside them are not counted twice; cached because
+    practice and the reader see the same sentences often."""
     out: list[Span] = []
     taken: list[tuple[int, int]] = []
+    # "8,848.86 m", "29.9–30.5 m", "10,935 ± 6 meters"; before dates, so "1850 m" is no year
+    for ms in measures(sentence):
+        _add(out, taken, sentence, ms.number, "number", ms.start, " ".join(ms.unit.split()))
+        if ms.error is not None:  # the "± 6" is no number of its own
+            taken.append(ms.error)
     for m in _TEMPORAL_RE.finditer(sentence):
         text = re.sub(r"^(?:in|on|by|since|until|from|during|circa|c\.)\s+", "", m.group(0),
                       flags=re.I)  # fmt: skip
@@ -187,11 +193,6 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
     for ent, start in runs:  # "Apollo 11", "Boeing 747": before the number alone is taken
         if ent.rsplit(" ", 1)[-1].isdigit():
             _add(out, taken, sentence, ent, "entity", start)
-    for m in measures(sentence):  # "8,848.86 m", "29.9–30.5 m", "10,935 ± 6 meters"
-        _add(out, taken, sentence, m.group("number"), "number", m.start("number"),
-             " ".join(m.group("unit").split()))  # fmt: skip
-        if m.group("error"):  # the "± 6" is no number of its own
-            taken.append(m.span("error"))
     nouns = common_nouns(sentence)
     for rx in (NUMBER_RE, _NUMBER_WORD_RE):
         for m in rx.finditer(sentence):
