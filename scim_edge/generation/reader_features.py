@@ -1156,7 +1156,8 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
             bool(sp.unit)
             and (
                 tu.stem(unit_head(sp.unit)) in q.stems
-                or measures.answers(sp.text, sp.unit, q.measures)
+                # not a time for "how old": "two years" would outrank "died at 37"
+                or measures.dimension(sp.unit) in q.measures
             )
         ),
         "demonym": float(
