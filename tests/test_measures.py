@@ -196,3 +196,13 @@ def test_the_words_that_ask_are_those_of_the_wh_phrase():
 
 def test_a_verb_may_ask_for_the_measure():
     assert measures.asking_words("How much can a beaver weigh?") == {"weigh"}
+
+
+def test_a_time_is_no_ones_age():
+    # "two years" measures a time; it does not say how old anyone was, as "at 37" does
+    ps = [Passage("3-0", "Vincent van Gogh", "", "He painted for two years in Arles. He died "
+                  "at 37 after years of illness.")]  # fmt: skip
+    q = "How old was Vincent van Gogh when he died?"
+    feats = {c.text: c.features for c in rf.candidates(q, ps)}
+    col = rf.FEATURES.index("relation_overlap")
+    assert feats["37"][col] > feats["two"][col]

@@ -1091,7 +1091,10 @@ def _relation(
         if q.head != _YEAR_STEM or _names_a_year(sp):  # "the 19th century" says no year
             said.add(q.head)
     if sp.kind == "number" and measures.answers(sp.text, sp.unit, q.measures):
-        said |= q.measure_stems  # "8,848.86 m" states the "tall" asked
+        # "8,848.86 m" states the "tall" asked; a time says "old" only with "old" after it
+        # ("69 years old"), or with no unit ("died at 37"): "two years" is no one's age
+        if measures.AGE not in q.measures or not sp.unit or sp.after == "old":
+            said |= q.measure_stems
     if q.verbs and sp.kind == "entity" and is_agent(sentence, sp.start):
         said |= q.verbs
     stated = rest & (st | said)
