@@ -200,9 +200,6 @@ def test_a_verb_may_ask_for_the_measure():
 
 def test_a_time_is_no_ones_age():
     # "two years" measures a time; it does not say how old anyone was, as "at 37" does
-    ps = [Passage("3-0", "Vincent van Gogh", "", "He painted for two years in Arles. He died "
-                  "at 37 after years of illness.")]  # fmt: skip
-    q = "How old was Vincent van Gogh when he died?"
-    feats = {c.text: c.features for c in rf.candidates(q, ps)}
-    col = rf.FEATURES.index("relation_overlap")
-    assert feats["37"][col] > feats["two"][col]
+    ps = [Passage("3-0", "Vincent van Gogh", "", "He died two years after leaving Paris.")]
+    (two,) = rf.candidates("How old was Vincent van Gogh when he died?", ps)
+    assert two.features[rf.FEATURES.index("relation_overlap")] < 1.0
