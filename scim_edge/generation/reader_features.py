@@ -7,14 +7,17 @@ corpus, so weights fitted on self-practice questions carry over to questions peo
   about its topic, apart from the topic's name (the passage's article title), and how close
   the span sits to the question's words in that sentence; another form of the question's
   verb counts as the verb ("the discovery of penicillin" for "Who discovered penicillin?",
-  `related_stems`), as do "author" for "wrote" and "largest" for "biggest"; a maker
-  after "by" and a noun, or after "attributed to", is what a "who" question's verb asks
-  ("a novella by George Orwell" for "Who wrote Animal Farm?"), and a date states the
-  "year" a date question asks for (`is_agent`, `_relation`);
+  `related_stems`), as do "author" for "wrote", "largest" for "biggest" and "death" for
+  "die"; a maker after "by" and a noun, or after "attributed to", is what a "who"
+  question's verb asks ("a novella by George Orwell" for "Who wrote Animal Farm?"), a date
+  states the "year" a date question asks for, and a measure the word that asks for it
+  ("tall") (`is_agent`, `_relation`);
 - whether the passage is the lead of an article the question names (DrQA's prior);
 - the passage's retrieval rank and score;
 - how many retrieved sentences state the same span (agreement);
 - the words around the span ("by George Orwell", "in England", "79 moons");
+- for a question that asks for a measure ("How tall…"), only numbers whose unit measures
+  it, when the passages state one (`measures`);
 - whether the span repeats the question (such spans are never candidates at all);
 - whether the span's own head word is the kind the question asks for ("which battle":
   "Battle of Segesvár");
