@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from scim_edge import textutil as tu
+from scim_edge.lead_names import COPULAS
 
 LENGTH = "length"
 AREA = "area"
@@ -296,7 +297,7 @@ def _asked_noun(words: list[str]) -> str:
         rest = list(words[i + 1 : i + 8])
         copula = False
         while rest and rest[0] in _SKIP:
-            copula |= rest.pop(0) in _COPULAS
+            copula |= rest.pop(0) in COPULAS
         for k in range(min(2, len(rest))):
             noun = rest[k]
             if noun in tu.STOPWORDS:  # "What in size…": the noun is not the one asked
@@ -309,6 +310,3 @@ def _asked_noun(words: list[str]) -> str:
             break
         return ""
     return ""
-
-
-_COPULAS = frozenset("is was are were".split())

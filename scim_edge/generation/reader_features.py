@@ -324,7 +324,8 @@ _MAKERS = frozenset(
 # Between "by" and an agent's name: an article, and words that describe the agent
 # ("by the Dutch Post-Impressionist painter Vincent van Gogh")
 _AGENT_GAP = 5
-_ARTICLES = frozenset({"the", "a", "an"})
+_DET = frozenset({"the", "a", "an"})
+_GAP_STOPWORDS = tu.STOPWORDS - _DET  # "by the painter …", not "by the allies of …"
 # the nearest "by": no other stands between it and the name
 _AGENT_BEFORE = re.compile(rf"\bby\s+((?:(?!by\b)[\w'’.-]+\s+){{0,{_AGENT_GAP}}})$", re.IGNORECASE)
 # "poems attributed to Homer", "the design is credited to Ustad Ahmad Lahori": the maker
@@ -336,7 +337,7 @@ _ATTRIBUTED = re.compile(
 
 
 def _gap_has_stopword(gap: str) -> bool:
-    return any(w.lower() in tu.STOPWORDS - _ARTICLES for w in gap.split())
+    return any(w.lower() in _GAP_STOPWORDS for w in gap.split())
 
 
 def is_agent(sentence: str, start: int) -> bool:
@@ -679,7 +680,6 @@ def _initials(text: str) -> str:
     return "".join(w[0] for w in words)
 
 
-_DET = frozenset({"the", "a", "an"})
 # kinds that ask for a label itself: the answer is the name or the term, never a common
 # noun phrase that says there is one ("stage name", "legal term")
 _LABEL_STEMS = frozenset(tu.stem(w) for w in "name nickname term word title phrase".split())
