@@ -13,6 +13,11 @@ from scim_edge.generation.spans import sentence_spans
 from scim_edge.types import Passage
 
 
+def _texts(question: str, passages: list[Passage]) -> set[str]:
+    """The reader's candidate spans for the question, as text."""
+    return {c.text for c in rf.candidates(question, passages)}
+
+
 def _read(sentence: str) -> list[tuple[str, str, str]]:
     return [(m.number, m.unit, measures.dimension(m.unit)) for m in measures.measures(sentence)]
 
@@ -107,8 +112,7 @@ MONT_BLANC = [
 
 
 def test_a_count_is_no_answer_when_a_measure_of_the_asked_kind_is_stated():
-    texts = {c.text for c in rf.candidates("How high is Mont Blanc?", MONT_BLANC)}
-    assert texts == {"4,807.3"}
+    assert _texts("How high is Mont Blanc?", MONT_BLANC) == {"4,807.3"}
 
 
 def test_the_reader_answers_a_height_with_the_height():
@@ -119,8 +123,7 @@ def test_the_reader_answers_a_height_with_the_height():
 def test_numbers_stay_candidates_when_none_measures_what_is_asked():
     # "20 years" measures a time, not a height; with no height stated it stays a candidate
     ps = [Passage("2-0", "Giza", "", "The pyramid was built over 20 years by many men.")]
-    texts = {c.text for c in rf.candidates("How tall is the Great Pyramid?", ps)}
-    assert "20" in texts
+    assert "20" in _texts("How tall is the Great Pyramid?", ps)
 
 
 def test_a_unit_that_measures_what_is_asked_counts_as_the_questions_unit():
@@ -132,8 +135,7 @@ def test_an_age_may_be_a_number_alone():
     # "at 37" gives no unit; "two years" measures a time: both may answer "how old"
     ps = [Passage("3-0", "Vincent van Gogh", "", "He painted for two years in Arles. He died "
                   "at 37 after years of illness.")]  # fmt: skip
-    texts = {c.text for c in rf.candidates("How old was Vincent van Gogh when he died?", ps)}
-    assert {"37", "two"} <= texts
+    assert {"37", "two"} <= _texts("How old was Vincent van Gogh when he died?", ps)
 
 
 def test_a_measure_of_the_asked_kind_states_the_word_that_asks_it():
@@ -160,8 +162,7 @@ TOKYO = [
 
 
 def test_a_population_is_no_small_count_of_other_things():
-    texts = {c.text for c in rf.candidates("What is the population of Tokyo?", TOKYO)}
-    assert texts == {"14 million"}
+    assert _texts("What is the population of Tokyo?", TOKYO) == {"14 million"}
 
 
 def test_a_measure_noun_that_names_a_kind_of_place_asks_nothing():
