@@ -285,6 +285,42 @@ def asking_words(question: str) -> frozenset[str]:
     return _read(question)[1]
 
 
+# How people ask for a measure of each kind ("How heavy…", "How fast…"); a length is asked
+# by what the sentence says it is ("Its height is…" → "how high"), and "how long" else.
+_ASKED_AS = {AREA: "how large", VOLUME: "how large", MASS: "how heavy", SPEED: "how fast"}
+_LENGTH_AS = (
+    ("how high", frozenset("height tall high elevation altitude".split())),
+    ("how deep", frozenset("depth deep".split())),
+    ("how wide", frozenset("width wide across diameter".split())),
+    ("how far", frozenset("distance far away".split())),
+    ("how long", frozenset("length long".split())),
+)
+
+
+def asking_phrase(number: str, unit: str, sentence: str, start: int = 0) -> str:
+    """How a person asks for this number with its unit, which begins at `start` of the
+    sentence that states it: "how high" for "Its height … as 8,848.86 m", "how heavy" for
+    "weighing up to 190–200 t", "how cold" for "−89.2 °C"; a length by the measure word
+    nearest it ("18 miles wide" is asked "how wide" though the sentence says "deep" too);
+    "" for a unit no "how" phrase asks for (a count, a time, people), which a question
+    asks for as "how many years". `asked` reads every phrase this returns as the unit's
+    measure."""
+    dim = dimension(unit)
+    if dim in _ASKED_AS:
+        return _ASKED_AS[dim]
+    if dim == TEMPERATURE:
+        return "how cold" if number[:1] in "−–-" else "how hot"
+    if dim != LENGTH:
+        return ""
+    said = [
+        (abs(m.start() - start), how)
+        for m in re.finditer(r"\w+", sentence)
+        for how, words in _LENGTH_AS
+        if m.group(0).lower() in words
+    ]
+    return min(said)[1] if said else "how long"
+
+
 def _asked_noun(words: list[str]) -> str:
     """The measure noun a what/which phrase asks for, or "": "What area does…", "at what
     temperature", "What is the diameter of…", "below what body temperature does…". The

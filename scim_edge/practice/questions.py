@@ -3,7 +3,8 @@
 A pair is a sentence of a passage with one span taken out as the answer (a name, a date, a
 number or a short noun phrase) and the rest turned into a question:
 1. the span is replaced by the wh-phrase that fits it ("by George Orwell" → "who", "in 1945"
-   → "in what year", "79 moons" → "how many moons"), and the wh-phrase leads the question;
+   → "in what year", "79 moons" → "how many moons", "8,848.86 m" of a height → "how high",
+   answered with its unit), and the wh-phrase leads the question;
 2. only a window of the sentence around the span is kept, and some of its words are dropped,
    so the question does not copy the sentence (people paraphrase; Lewis et al. 2019 found
    noisy clozes train better readers than exact ones);
@@ -34,6 +35,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from index_builder.wikitext import strip_paren_tail
+from scim_edge import measures
 from scim_edge import textutil as tu
 from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.generation.reader_features import normalise, person_like, place_like
@@ -93,6 +95,9 @@ def wh_phrase(
     if span.kind == "date":
         return "when", span.before in _TIME_PREPS
     if span.kind == "number":
+        how = measures.asking_phrase(span.text, span.unit, sentence, span.start)
+        if how:  # "how high", as people ask for a measure; not "how many m"
+            return how, False
         if span.unit:
             return f"how many {span.unit}", False
         return "how much", False
@@ -103,6 +108,15 @@ def wh_phrase(
             return "where", True
         return ("what", False) if not place_like(span) else ("which place", False)
     return "what", False
+
+
+def answer_text(span: Span, sentence: str) -> str:
+    """The pair's answer as the reader states it: a measure asked for by "how" keeps its
+    unit ("8,848.86 m" for "how high"), as people's questions are answered; a count asked
+    "how many moons" is the number alone."""
+    if span.kind == "number" and measures.asking_phrase(span.text, span.unit, sentence, span.start):
+        return f"{span.text} {span.unit}"
+    return span.text
 
 
 def _window(words: list[str], lo: int, hi: int, rng: random.Random) -> tuple[int, int]:
@@ -271,8 +285,8 @@ def pairs_from_passages(
             if question is None:
                 continue
             split = "heldout" if rng.random() < heldout else "train"
-            out.append(PracticePair(f"p{len(out):05d}", question, span.text, span.kind,
-                                    p.doc_id, p.title, sent, split))  # fmt: skip
+            out.append(PracticePair(f"p{len(out):05d}", question, answer_text(span, sent),
+                                    span.kind, p.doc_id, p.title, sent, split))  # fmt: skip
             if len(out) >= n:
                 break
     return out

@@ -160,8 +160,14 @@ def hides_source(pair: PracticePair) -> bool:
 
 
 def _label(cands: Sequence[rf.Candidate], answer: str) -> np.ndarray:
+    """Which candidates are the answer: the span, or the span with its unit ("8,848.86"
+    of "8,848.86 m", the answer to "how high"), as the reader states it."""
     gold = normalize_answer(answer)
-    return np.array([normalize_answer(c.text) == gold for c in cands], dtype=np.float32)
+    return np.array(
+        [gold in (normalize_answer(c.text), normalize_answer(f"{c.text} {c.span.unit}"))
+         for c in cands],
+        dtype=np.float32,
+    )  # fmt: skip
 
 
 def _present(passages: Sequence[Any], answer: str) -> bool:
