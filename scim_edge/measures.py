@@ -210,6 +210,11 @@ _NOUNS = {
 }
 _VERBS = {"weigh": {MASS}, "melt": {TEMPERATURE}, "boil": {TEMPERATURE}, "freez": {TEMPERATURE}}
 _LASTS = frozenset("last lasted take took takes live lived reign reigned".split())
+# spans of time a "how long is" asks the length of: "How long is a day on Mars?"
+_TIMES = frozenset(
+    "day days night year years month week hour lifetime lifespan life gestation pregnancy "
+    "term season".split()
+)
 # words between the wh-word and the noun it asks for ("what is the average depth")
 _SKIP = frozenset(
     "is was are were the a an average mean maximum minimum total approximate approximately "
@@ -237,7 +242,9 @@ def _read(question: str) -> tuple[frozenset[str], frozenset[str]]:
         nxt = words[i + 1]
         if nxt == "long":
             rest = set(words[i + 2 :])
-            out |= {DURATION} if rest & _LASTS or "ago" in rest else {LENGTH}
+            subject = set(words[i + 2 : i + 6])  # "is a day on", "was her reign"
+            timed = rest & _LASTS or "ago" in rest or subject & _TIMES
+            out |= {DURATION} if timed else {LENGTH}
             said.add(nxt)
         elif nxt == "many" and words[i + 2 : i + 3] and dimension(words[i + 2]) == PEOPLE:
             out.add(PEOPLE)  # "How many people live in Brazil?"
@@ -269,11 +276,11 @@ def _read(question: str) -> tuple[frozenset[str], frozenset[str]]:
 def asked(question: str) -> frozenset[str]:
     """The measures a question asks for, or an empty set when it asks for none: "How tall
     is…" a length, "What is the area of…" an area, "At what temperature does … melt?" and
-    "What is the melting point of…" a temperature, "How long is the Nile?" a length and
-    "How long did the war last?" a duration, "How old…" and "At what age…" an age. "What is
-    the largest country by area?" asks for a country, "Which age came after…" for an era,
-    "Which area of the brain…" for a place, "What mass extinction…" for an event: the
-    measure word must be what the wh-phrase asks."""
+    "What is the melting point of…" a temperature, "How long is the Nile?" a length, "How
+    long did the war last?" and "How long is a day on Mars?" a duration, "How old…" and
+    "At what age…" an age. "What is the largest country by area?" asks for a country,
+    "Which age came after…" for an era, "Which area of the brain…" for a place, "What mass
+    extinction…" for an event: the measure word must be what the wh-phrase asks."""
     return _read(question)[0]
 
 

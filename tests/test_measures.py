@@ -34,6 +34,10 @@ def test_how_long_asks_for_a_duration_of_what_lasted():
     assert measures.asked("How long did the Hundred Years' War last?") == {measures.DURATION}
 
 
+def test_how_long_is_a_span_of_time_asks_for_a_duration():
+    assert measures.asked("How long is a day on Mars?") == {measures.DURATION}
+
+
 def test_a_noun_after_what_asks_for_its_measure():
     assert measures.asked("Below what body temperature does hypothermia begin?") == {
         measures.TEMPERATURE
