@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scim_edge.errors import UserError
+from scim_edge.textutil import visible_text
 from scim_edge.types import INSUFFICIENT_EVIDENCE, Answer
 
 COUNTS: collections.Counter[str] = collections.Counter()
@@ -136,7 +137,11 @@ QA_OBJECTS = st.fixed_dictionaries(
 
 
 def _wordy(chars: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
-    return st.text(chars, min_size=1, max_size=60).filter(lambda t: any(c.isalnum() for c in t))
+    """Text with a letter or digit a reader sees: "\x1bA" is a terminal escape sequence,
+    no question."""
+    return st.text(chars, min_size=1, max_size=60).filter(
+        lambda t: any(c.isalnum() for c in visible_text(t))
+    )
 
 
 def _valid_qa(chars: st.SearchStrategy[str]) -> st.SearchStrategy[list[dict]]:
