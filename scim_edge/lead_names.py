@@ -70,7 +70,10 @@ _OPENERS = frozenset({"The", "A", "An"})
 
 def _stands_alone(head: str, start: int, end: int) -> bool:
     """No capitalised word right before `head[start:end]` (an opening "The" aside) or
-    right after it, across spaces only."""
+    right after it, across spaces only, and no word joined to it by a hyphen or dash
+    before it: "The post–World War II economic expansion" names no "World War II"."""
+    if re.search(r"\w[-–]$", head[:start]):
+        return False
     before = re.search(r"([\w'’-]+)\s+$", head[:start])
     if before and before.group(1)[0].isupper() and before.group(1) not in _OPENERS:
         return False

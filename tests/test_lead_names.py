@@ -70,6 +70,11 @@ def test_a_name_after_a_capitalised_word_is_part_of_a_longer_name():
     assert not lead_names.gives_name(text, "University of Munich")
 
 
+def test_a_name_joined_to_a_word_by_a_dash_is_part_of_a_longer_name():
+    text = "The post–World War II economic expansion was a period of worldwide growth."
+    assert not lead_names.gives_name(text, "World War II")
+
+
 def test_a_name_followed_by_its_abbreviation_is_given():
     text = "The Soviet Union, officially the Union of Soviet Socialist Republics (USSR), was …"
     assert lead_names.gives_name(text, "Union of Soviet Socialist Republics")
