@@ -102,6 +102,16 @@ def test_the_error_of_a_measure_is_no_number_of_its_own():
     assert [(s.text, s.unit) for s in spans if s.kind == "number"] == [("10,935", "meters")]
 
 
+def test_a_conversion_in_parentheses_is_no_number_of_its_own():
+    spans = sentence_spans("At 7,088 kilometers (4,404 mi) long, it is the longest river.")
+    assert [(s.text, s.unit) for s in spans if s.kind == "number"] == [("7,088", "kilometers")]
+
+
+def test_a_measure_of_another_kind_in_parentheses_is_read():
+    spans = sentence_spans("The sledge ran 50 km (20 kg of load) that day.")
+    assert [(s.text, s.unit) for s in spans if s.kind == "number"] == [("50", "km"), ("20", "kg")]
+
+
 def test_a_measure_is_stated_with_its_unit():
     (span,) = [s for s in sentence_spans("Its height is 8,848.86 m.") if s.kind == "number"]
     assert _format_span(span, "How tall is Mount Everest?", "number") == "8,848.86 m"

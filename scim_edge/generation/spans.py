@@ -10,7 +10,8 @@ Kinds:
 - `year`: a bare year ("1729");
 - `number`: a count or measure, with its unit word when one follows ("79 moons", "36%"); a
   measure is read with its unit symbol, its range and its sign ("8,848.86 m", "29.9–30.5
-  m", "−273.15 °C"; `measures`);
+  m", "−273.15 °C"; `measures`), and its conversion in parentheses is no span of its own
+  ("7,088 kilometers (4,404 mi)");
 - `entity`: a run of proper nouns ("George Orwell", "Bank of England");
 - `np`: a short common noun phrase ("earth pig", "allegorical novella").
 """
@@ -21,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from scim_edge import textutil as tu
-from scim_edge.measures import measures
+from scim_edge.measures import Measure, dimension, measures
 from scim_edge.quality import _TEMPORAL_RE
 
 KINDS = ("date", "year", "number", "entity", "np")
@@ -167,6 +168,17 @@ def _add(out: list[Span], taken: list[tuple[int, int]], sentence: str, text: str
     out.append(Span(text, kind, start, before, after, unit))
 
 
+def _converts(sentence: str, stated: Measure, ms: Measure) -> bool:
+    """`ms` is `stated` again in another unit, in parentheses right after it: "7,088
+    kilometers (4,404 mi)" states one length, and its "4,404 mi" is no rival answer to
+    its "7,088 kilometers"."""
+    same_kind = dimension(stated.unit) == dimension(ms.unit)
+    return same_kind and _CONVERSION.fullmatch(sentence, stated.end, ms.start) is not None
+
+
+_CONVERSION = re.compile(r"\s*\(\s*(?:about|approximately|approx\.|c\.|~)?\s*")
+
+
 @tu.tool_cache(maxsize=32768)
 def sentence_spans(sentence: str) -> tuple[Span, ...]:
     """Every candidate span of one sentence: numbers with a unit first, so that "1850 m"
@@ -175,7 +187,12 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
     out: list[Span] = []
     taken: list[tuple[int, int]] = []
     # "8,848.86 m", "29.9–30.5 m", "10,935 ± 6 meters"; before dates, so "1850 m" is no year
+    stated: Measure | None = None
     for ms in measures(sentence):
+        if stated is not None and _converts(sentence, stated, ms):
+            taken.append((ms.start, ms.end))  # the conversion is no number of its own
+            continue
+        stated = ms
         _add(out, taken, sentence, ms.number, "number", ms.start, " ".join(ms.unit.split()))
         if ms.error is not None:  # the "± 6" is no number of its own
             taken.append(ms.error)
