@@ -316,7 +316,7 @@ def asking_phrase(number: str, unit: str, sentence: str, start: int = 0) -> str:
     if dim in _ASKED_AS:
         return _ASKED_AS[dim]
     if dim == TEMPERATURE:
-        return "how cold" if number[:1] in "−–-" else "how hot"
+        return "how cold" if number.startswith(("−", "–", "-")) else "how hot"
     if dim != LENGTH:
         return ""
     said = [
