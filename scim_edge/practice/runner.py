@@ -164,7 +164,8 @@ def _label(cands: Sequence[rf.Candidate], answer: str) -> np.ndarray:
     of "8,848.86 m", the answer to "how high"), as the reader states it."""
     gold = normalize_answer(answer)
     return np.array(
-        [gold in (normalize_answer(c.text), normalize_answer(f"{c.text} {c.span.unit}"))
+        [normalize_answer(c.text) == gold
+         or (bool(c.span.unit) and normalize_answer(f"{c.text} {c.span.unit}") == gold)
          for c in cands],
         dtype=np.float32,
     )  # fmt: skip
