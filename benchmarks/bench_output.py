@@ -19,7 +19,9 @@ raise a `UserError` saying why they cannot.
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -37,12 +39,22 @@ def fail(message: str, code: int = 2) -> int:
     return code
 
 
+def temp_folder(prefix: str) -> Path:
+    """A new temporary folder, removed with all it holds when the script exits, whether it
+    finished, failed or was interrupted with Ctrl+C: a benchmark's dumps and indexes run to
+    hundreds of megabytes, and every run that left them in the temporary folder would add
+    its own."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
 def workdir(path: str | None, flag: str, prefix: str) -> Path:
     """The folder a benchmark keeps its dumps and indexes in: `path` (given as `flag`), made
-    when missing, or a new temporary folder when None. Raises UserError when `path` cannot
-    be a folder (a file is there, no permission), before any work is done."""
+    when missing and kept, or a `temp_folder` when None. Raises UserError when `path`
+    cannot be a folder (a file is there, no permission), before any work is done."""
     if path is None:
-        return Path(tempfile.mkdtemp(prefix=prefix))
+        return temp_folder(prefix)
     folder = Path(path)
     if folder.exists() and not folder.is_dir():
         raise UserError(f"{flag} {path} is not a folder")

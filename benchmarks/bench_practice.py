@@ -18,11 +18,10 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from bench_output import fail, write_json
+from bench_output import fail, temp_folder, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=nonempty,
                     default=str(ROOT / "benchmarks" / "results" / "practice.json"))  # fmt: skip
     args = ap.parse_args(argv)
-    home = Path(tempfile.mkdtemp(prefix="scim-edge-bench-practice-"))
+    home = temp_folder("scim-edge-bench-practice-")
     env = {**os.environ, "SCIM_EDGE_HOME": str(home)}
     try:
         run_cli(["build-index", args.dump, "--name", "bench"], env)

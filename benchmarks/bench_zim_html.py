@@ -17,12 +17,11 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bench_output import fail, write_json
+from bench_output import fail, temp_folder, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -61,7 +60,7 @@ def main() -> int:
     ap.add_argument("--out", type=nonempty, default=str(RESULTS))
     a = ap.parse_args()
     if a.zim is None:
-        zim = Path(tempfile.mkdtemp(prefix="bench-zim-")) / "vital.zim"
+        zim = temp_folder("bench-zim-") / "vital.zim"
         subprocess.run([sys.executable, str(SHARED / "tools" / "make_zim.py"),
                         str(SHARED / "data" / "vital-en.xml.bz2"), "-o", str(zim)],
                        check=True, capture_output=True)  # fmt: skip

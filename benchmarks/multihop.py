@@ -32,13 +32,12 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 from unittest import mock
 
-from bench_output import fail, write_json
+from bench_output import fail, temp_folder, write_json
 
 if TYPE_CHECKING:
     from scim_edge.evaluation.qa_io import QAItem
@@ -205,7 +204,7 @@ def main() -> int:
     try:
         questions = _questions(qpath)
         if a.index is None:
-            index = Path(tempfile.mkdtemp(prefix="multihop-")) / "vital"
+            index = temp_folder("multihop-") / "vital"
             build_index(DATA / "vital-en.xml.bz2", index)
         else:
             index = resolve_index_dir(a.index)

@@ -205,11 +205,15 @@ def test_bad_input_is_one_line_and_a_non_zero_exit(case: Case, tmp_path: Path):
     if case.needs:
         pytest.importorskip(case.needs)
     env = {name: _place(value, tmp_path) for name, value in case.env}
-    r = _run(case.script, _args(case, tmp_path), tmp_path, env)
+    scratch = tmp_path / "scratch"  # the script's temporary folder (TMPDIR)
+    scratch.mkdir()
+    r = _run(case.script, _args(case, tmp_path), tmp_path, {"TMPDIR": str(scratch), **env})
     assert r.returncode == case.code, r.stderr[-2000:]
     assert "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr[-2000:]
     assert case.reason in r.stderr
+    # what a benchmark made in the temporary folder goes with it, even when it fails
+    assert sorted(p.name for p in scratch.iterdir()) == []
 
 
 def test_bench_quality_says_when_an_index_has_too_few_passages(demo_index: Path, tmp_path: Path):
