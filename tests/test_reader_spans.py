@@ -459,6 +459,25 @@ def test_a_qualified_first_stays_when_the_question_says_the_qualifier_elsewhere(
     assert "Tereshkova" in _texts(q, soviet)
 
 
+# made up: a superlative, which the tagger tags JJ as it does any adjective
+LAKES = [
+    Passage("L-1", "Lake Tanganyika", "", "Lake Tanganyika is the largest rift lake in Africa."),
+    Passage("L-2", "Lake Victoria", "", "Lake Victoria is the largest lake in Africa."),
+]
+
+
+def test_a_superlative_qualified_by_words_the_question_lacks_yields_to_one_stated_as_asked():
+    assert "Lake Tanganyika" not in _texts("Which is the largest lake in Africa?", LAKES)
+
+
+def test_a_superlative_after_most_is_read_with_its_adjective():
+    assert rf._ranked_kinds("Which is the most populous city of Africa?") == (("popul", "citi"),)
+
+
+def test_an_adjective_that_only_ends_like_a_superlative_is_none():
+    assert rf._ranked_kinds("Who was an honest man?") == ()
+
+
 def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():
     cands = rf.candidates(FIRST_WOMAN, [TERESHKOVA], names=frozenset({"valentina"}))
     assert "Valentina Tereshkova" in {c.text for c in cands}

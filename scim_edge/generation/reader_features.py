@@ -717,11 +717,33 @@ def _ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
     ("first", "woman") for "Who was the first woman to travel into space?"."""
     tags = tu.sentence_tags(question)
     out = []
-    for (word, tag), (nxt, nxt_tag) in zip(tags, tags[1:], strict=False):
+    for i, (word, tag) in enumerate(tags):
         low = word.lower()
-        if (low in _ORDINAL_WORDS or tag == "JJS") and nxt_tag in ("NN", "NNS"):
-            out.append((tu.stem(low), tu.stem(nxt.lower())))
+        j = i + 1
+        if low in ("most", "least") and j < len(tags) and tags[j][1].startswith("JJ"):
+            low, j = tags[j][0].lower(), j + 1  # "the most populous country"
+        elif not (low in _ORDINAL_WORDS or _is_superlative(low, tag)):
+            continue
+        if j < len(tags) and tags[j][1] in ("NN", "NNS"):
+            out.append((tu.stem(low), tu.stem(tags[j][0].lower())))
     return tuple(out)
+
+
+# Adjectives that end as a superlative does without being one.
+_NOT_SUPERLATIVE = frozenset("honest modest earnest manifest west northwest southwest".split())
+
+
+def _is_superlative(word: str, tag: str) -> bool:
+    """A superlative by its form: the tagger (UD's tags mapped to Penn's) gives "largest"
+    and "tallest" the plain JJ, never JJS."""
+    if tag in ("JJS", "RBS") or word in ("best", "worst"):
+        return True
+    return (
+        tag in ("JJ", "RB")
+        and len(word) > 4
+        and word.endswith("est")
+        and word not in _NOT_SUPERLATIVE
+    )
 
 
 def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]:
