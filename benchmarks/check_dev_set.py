@@ -1,5 +1,6 @@
 """Check a vital-en development set (benchmarks/dev_vital.jsonl, dev_vital_b.jsonl,
-dev_vital_c.jsonl, dev_vital_who.jsonl) against the corpus it was written over.
+dev_vital_c.jsonl, dev_vital_who.jsonl, dev_vital_measures.jsonl, dev_vital_d.jsonl) against
+the corpus it was written over.
 
 A development question is only useful if its gold answer is really in the text the system
 searches: a typo in an evidence snippet or an answer alias that the snippet does not contain
@@ -8,7 +9,7 @@ would silently turn a right answer into a "wrong" one. So for every line this ch
 * the line is a JSON object with exactly the keys of qa-dev.jsonl (`id`, `question`,
   `answers`, `type`, `titles`, `evidence`) and `id` is `vdev-NNN` (`vdevb-NNN` in the
   second set, `vdevc-NNN` in the third, `vdevw-NNN` in the "who" set, `vdevm-NNN` in the
-  measures set), unique;
+  measures set, `vdevd-NNN` in the held-out set), unique;
 * every title names an article of the corpus;
 * an answerable question's `evidence` occurs verbatim (case and spacing aside) in one of
   its named articles and
@@ -46,7 +47,7 @@ DEFAULT_CORPUS = DATA / "vital-en.xml.bz2"
 
 KEYS = {"id", "question", "answers", "type", "titles", "evidence"}
 TYPES = {"factoid", "unanswerable", "multihop", "comparison"}
-ID_RE = re.compile(r"vdev[bcwm]?-\d{3}")
+ID_RE = re.compile(r"vdev[bcdwm]?-\d{3}")
 # A question sharing more consecutive words than this with its articles (title words aside)
 # copies a phrase instead of paraphrasing it.
 MAX_COPIED_WORDS = 5
@@ -131,7 +132,7 @@ def first_sentence_end(text: str) -> int:
 def _id_problems(qid: object, seen: set[str]) -> list[str]:
     """Problems with the line's `id`; a well-formed new id joins `seen`."""
     if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
-        return [f"id {qid!r} is not vdev-NNN or vdevb-NNN"]
+        return [f"id {qid!r} is not vdev-NNN (or vdevb-, vdevc-, vdevd-, vdevw-, vdevm-NNN)"]
     if qid in seen:
         return [f"id {qid} repeated"]
     seen.add(qid)

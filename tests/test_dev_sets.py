@@ -19,6 +19,7 @@ SETS = [
     "dev_vital_c.jsonl",
     "dev_vital_who.jsonl",
     "dev_vital_measures.jsonl",
+    "dev_vital_d.jsonl",
 ]
 
 
