@@ -24,16 +24,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         "build-index",
         help="build a BM25 passage index from a Wikipedia XML dump or a Kiwix ZIM file",
         description="Build a BM25 passage index from a MediaWiki XML dump (.xml, .xml.bz2, "
-        "multistream .xml.bz2, or - for standard input) or a Kiwix ZIM file (.zim, needs the "
-        "zim extra). A build from a file checkpoints as it goes: after a kill or Ctrl+C, run "
-        "the same command with --resume to continue it.",
+        "multistream .xml.bz2, .xml.gz, or - for standard input) or a Kiwix ZIM file (.zim, "
+        "needs the zim extra). A build from a file checkpoints as it goes: after a kill or "
+        "Ctrl+C, run the same command with --resume to continue it.",
     )
     p.add_argument(
         "dump",
         metavar="DUMP",
         nargs="?",
-        help="dump file (.xml, .xml.bz2 or .zim), or - for stdin; omit it with --embeddings "
-        "to add vectors to an index that exists",
+        help="dump file (.xml, .xml.bz2, .xml.gz or .zim), or - for stdin; omit it with "
+        "--embeddings to add vectors to an index that exists",
     )
     where = p.add_mutually_exclusive_group()
     where.add_argument("--out", metavar="DIR", help="write the index to DIR")
@@ -94,7 +94,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--embedding-variant",
         choices=("static", "int8", "fp32"),
         help="the model's variant that writes the vectors (default: int8 on the CPU, fp32 "
-        "on CUDA); static: token vectors distilled from the model, ~50x faster and close "
+        "on CUDA); static: token vectors distilled from the model, ~20x faster and close "
         "in hybrid recall (see the README), for indexes too large for MiniLM on a CPU",
     )
     p.set_defaults(func=run)
