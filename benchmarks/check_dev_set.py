@@ -9,7 +9,8 @@ would silently turn a right answer into a "wrong" one. So for every line this ch
 * the line is a JSON object with exactly the keys of qa-dev.jsonl (`id`, `question`,
   `answers`, `type`, `titles`, `evidence`) and `id` is `vdev-NNN` (`vdevb-NNN` in the
   second set, `vdevc-NNN` in the third, `vdevw-NNN` in the "who" set, `vdevm-NNN` in the
-  measures set, `vdevd-NNN` in the held-out set), unique;
+  measures set, `vdevd-NNN` in the held-out set; `sdev-NNN` in the held-out set over the
+  enwiki sample, checked with `--corpus ../shared/data/enwiki-sample.xml.bz2`), unique;
 * every title names an article of the corpus;
 * an answerable question's `evidence` occurs verbatim (case and spacing aside) in one of
   its named articles and
@@ -47,7 +48,7 @@ DEFAULT_CORPUS = DATA / "vital-en.xml.bz2"
 
 KEYS = {"id", "question", "answers", "type", "titles", "evidence"}
 TYPES = {"factoid", "unanswerable", "multihop", "comparison"}
-ID_RE = re.compile(r"vdev[bcdwm]?-\d{3}")
+ID_RE = re.compile(r"vdev[bcdwm]?-\d{3}|sdev-\d{3}")
 # A question sharing more consecutive words than this with its articles (title words aside)
 # copies a phrase instead of paraphrasing it.
 MAX_COPIED_WORDS = 5
@@ -132,7 +133,7 @@ def first_sentence_end(text: str) -> int:
 def _id_problems(qid: object, seen: set[str]) -> list[str]:
     """Problems with the line's `id`; a well-formed new id joins `seen`."""
     if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
-        return [f"id {qid!r} is not vdev-NNN (or vdevb-, vdevc-, vdevd-, vdevw-, vdevm-NNN)"]
+        return [f"id {qid!r} is not vdev-NNN (or vdevb-, vdevc-, vdevd-, vdevw-, vdevm-, sdev-NNN)"]
     if qid in seen:
         return [f"id {qid} repeated"]
     seen.add(qid)
