@@ -239,6 +239,18 @@ def test_cli_search_errors(args, needle, capsys):
     assert err.count("\n") == 1 and needle in err
 
 
+def test_cli_search_reads_the_index_named_by_the_environment(
+    demo_index, isolated_home, monkeypatch, capsys
+):
+    """With several indexes installed and no --index, SCIM_EDGE_INDEX names the one to
+    search, as it does for `ask` (the config file's `index` goes the same way)."""
+    for name in ("one", "two"):
+        shutil.copytree(demo_index, isolated_home / "indexes" / name)
+    monkeypatch.setenv("SCIM_EDGE_INDEX", "two")
+    rc = main(["search", "Apollo 11", "-k", "1", "--json"])
+    assert (rc, capsys.readouterr().err) == (0, "")
+
+
 def test_demo_command(capsys, isolated_home):
     assert main(["demo", "--no-question"]) == 0
     out = capsys.readouterr().out
@@ -321,6 +333,27 @@ def test_a_folder_that_is_no_index_is_one_line_naming_out(argv, tmp_path, capsys
     assert len(err) == 1
     assert "not a scim-edge index" in err[0]
     assert "build-index DUMP --out" in err[0]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["search", "x"], ["eval", "QA"], ["practice"], ["critic", "train"]],
+    ids=["search", "eval", "practice", "critic-train"],
+)
+def test_without_index_every_command_reads_scim_edge_index(
+    argv, tmp_path, isolated_home, monkeypatch, capsys
+):
+    """No --index: the index SCIM_EDGE_INDEX names is the one opened, as for `ask` (here
+    a plain folder, so the command's one line is about that folder)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    qa = tmp_path / "qa.jsonl"
+    qa.write_text('{"question": "Who?", "answers": ["x"]}\n', encoding="utf-8")
+    monkeypatch.setenv("SCIM_EDGE_INDEX", str(folder))
+    rc = main([str(qa) if a == "QA" else a for a in argv])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "not a scim-edge index" in err
 
 
 def test_a_broken_installed_index_is_rebuilt_by_name(sample_index, isolated_home):

@@ -105,7 +105,8 @@ def run_train(args: argparse.Namespace) -> int:
             f"{where} is a file" if where.exists() else f"no such directory: {where}",
             hint="--fine-tune takes the folder of a Flan-T5 model in Hugging Face form",
         )
-    index_dir, rows, manifest = _traces(args.index)
+    settings = load_settings(overrides={"index": args.index})  # --index, env, config
+    index_dir, rows, manifest = _traces(settings.index)
     name = args.name or f"critic-{index_dir.name}"
     if args.fine_tune:
         from scim_edge.critic_finetune import fine_tune
@@ -118,7 +119,6 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"installed fine-tuned Critic '{name}' at {path}")
         return 0
     _same_features(index_dir, manifest)
-    settings = load_settings(overrides={"index": args.index})
     loop = manifest.get("params", {}).get("loop", "fixed-3")
     critic = train_from_rows(
         rows, generator=str(manifest.get("generator", "")), settings=settings.replace(loop=loop)

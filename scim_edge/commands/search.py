@@ -33,8 +33,12 @@ def run(args: argparse.Namespace) -> int:
     query = visible_text(args.query)
     if not query:
         raise UserError("the query is empty")
-    check_index(args.index)
-    retriever = BM25Retriever.open(resolve_index_dir(args.index))
+    from scim_edge.settings import load_settings
+
+    # --index, else SCIM_EDGE_INDEX or the config file's `index`, as `ask` reads them
+    index = load_settings(overrides={"index": args.index}).index
+    check_index(index)
+    retriever = BM25Retriever.open(resolve_index_dir(index))
     hits = retriever.search(query, args.k)
     if args.json:
         print_json(
