@@ -44,6 +44,8 @@ class Confidence:
     critic: TrainedCritic | None
     warning: str | None = None
     notify: bool = False  # the warning is worth showing with every answer
+    # why no Critic fits, without what is done instead: the error when one is required
+    reason: str | None = None
 
     @property
     def available(self) -> bool:
@@ -105,7 +107,7 @@ class Confidence:
         conf: Confidence = engine.cache.get(key, lambda: cls._load(engine, settings))
         if required and conf.critic is None:
             raise ModelError(
-                conf.warning or "no trained Critic is available",
+                conf.reason or conf.warning or "no trained Critic is available",
                 hint="train one with `scim-edge practice`",
             )
         return conf
@@ -139,11 +141,12 @@ class Confidence:
             return cls(None, note or "no trained Critic is installed", notify=note is not None)
         generator = str(getattr(engine.generator, "name", ""))
         if critic.generator and critic.generator != generator:
+            reason = (f"the trained Critic ({critic.source}) was trained for the "
+                      f"'{critic.generator}' generator, not '{generator}'")  # fmt: skip
             return cls(
                 None,
-                f"the trained Critic ({critic.source}) was trained for the '{critic.generator}' "
-                f"generator, not '{generator}': using the heuristic instead "
-                "(retrain it with `scim-edge practice`)",
+                f"{reason}: using the heuristic instead (retrain it with `scim-edge practice`)",
                 notify=True,
+                reason=reason,
             )
         return cls(critic, note, notify=note is not None)

@@ -492,11 +492,14 @@ def _check_practice_reader(d: Path) -> Check | None:
     name = f"index {d.name} practice reader"
     fix = f"scim-edge practice --index {d.name}"
     try:
-        load_weights(path)
+        weights = load_weights(path)
     except OutdatedReader as e:
         return Check("indexes", name, "warning", f"{e}; the shipped reader answers instead", fix)
     except UserError as e:
         return Check("indexes", name, "error", e.one_line(), fix)
+    if weights.meta.get("used") == "shipped":  # practice's own fit read no better
+        return Check("indexes", name, "ok",
+                     "the shipped reader weights, kept by `practice` for this index")  # fmt: skip
     return Check("indexes", name, "ok", "reader weights fitted by `practice` for this index")
 
 

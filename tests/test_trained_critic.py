@@ -214,6 +214,23 @@ def test_quality_learned_without_a_critic_names_practice(sample_index, capsys, m
     assert "scim-edge practice" in err
 
 
+def test_quality_learned_with_a_critic_for_another_generator_is_refused_as_such(
+    sample_index, tmp_path, capsys
+):
+    """Required and unfit, the Critic is refused: the line says why and names practice,
+    and claims no fallback to the heuristic, which `--quality learned` does not make."""
+    data = json.loads(tc.default_path().read_text())
+    data["meta"]["generator"] = "flan-t5-base (onnx cpu int8)"
+    index = _practised_index(sample_index, tmp_path, data)
+    rc = main(["ask", "What is the capital of Aruba?", "--index", index,
+               "--model", "extractive", "--quality", "learned"])  # fmt: skip
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "trained for the 'flan-t5-base (onnx cpu int8)' generator" in err
+    assert "instead" not in err
+    assert "scim-edge practice" in err
+
+
 @pytest.mark.parametrize("loop", LOOPS)
 def test_every_loop_answers_with_a_confidence(sample_index, loop):
     engine = Engine.open(Settings(index=str(sample_index), model="extractive", loop=loop))
@@ -650,9 +667,10 @@ def test_doctor_names_an_index_critic_from_another_version(sample_index, capsys)
     assert "scim-edge practice --index wiki" in check["hint"]
 
 
-def _reader_check(sample_index, capsys, outdated: bool) -> dict:
+def _reader_check(sample_index, capsys, outdated: bool, used: str = "own") -> dict:
     """doctor's check of the practice reader weights of an index named wiki, written as this
-    version writes them or with a feature this version lacks."""
+    version writes them or with a feature this version lacks; `used`: whether practice kept
+    its own fit or the shipped weights."""
     import os
 
     from scim_edge.generation.reader import default_weights_path
@@ -663,6 +681,7 @@ def _reader_check(sample_index, capsys, outdated: bool) -> dict:
     weights = json.loads(default_weights_path().read_text())
     if outdated:
         weights["features"] = [*weights["features"][:-1], "a_feature_of_another_version"]
+    weights["meta"] = {**weights.get("meta", {}), "used": used}
     (index / "practice" / "reader.json").write_text(json.dumps(weights), encoding="utf-8")
     _, checks = _doctor_checks(capsys)
     (check,) = [c for c in checks if c["name"] == "index wiki practice reader"]
@@ -675,6 +694,18 @@ def test_doctor_warns_of_index_reader_weights_from_another_version(sample_index,
 
 def test_doctor_passes_index_reader_weights_of_this_version(sample_index, capsys):
     assert _reader_check(sample_index, capsys, outdated=False)["status"] == "ok"
+
+
+def test_doctor_says_an_index_reader_is_its_own_fit(sample_index, capsys):
+    check = _reader_check(sample_index, capsys, outdated=False, used="own")
+    assert "fitted by `practice`" in check["detail"]
+
+
+def test_doctor_says_practice_kept_the_shipped_reader(sample_index, capsys):
+    """practice keeps the shipped weights when its own fit reads no better; doctor must not
+    call them fitted for the index."""
+    check = _reader_check(sample_index, capsys, outdated=False, used="shipped")
+    assert "shipped reader weights, kept by `practice`" in check["detail"]
 
 
 def test_doctor_warns_of_a_critic_calibrated_at_practices_mix(sample_index, capsys):
