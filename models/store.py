@@ -222,6 +222,16 @@ def verify(model_dir: Path) -> list[str]:
 # ---- the store ------------------------------------------------------------------------
 
 
+def is_fine_tuned_critic(model_dir: Path) -> bool:
+    """A Flan-T5 model that `critic train --fine-tune` made (kind seq2seq, marked `role:
+    critic`): simrag's model critic runs it, not the trained Critic's code."""
+    try:
+        manifest = read_manifest(model_dir)
+    except ModelError:
+        return False
+    return manifest.get("kind") == "seq2seq" and manifest.get("role") == "critic"
+
+
 def list_models() -> list[ModelInfo]:
     """Installed models, sorted by name (hidden temp dirs of running exports are skipped)."""
     root = paths.models_dir()

@@ -45,6 +45,10 @@ def install(critic: TrainedCritic, name: str, *, source: str, force: bool = Fals
     return target
 
 
+# what `critic list` says a fine-tuned Flan-T5 Critic is for: simrag's model critic
+FINE_TUNED = "flan-t5 (--critic model)"
+
+
 @dataclass
 class CriticEntry:
     name: str
@@ -77,6 +81,8 @@ def entries() -> list[CriticEntry]:
     for info in store.list_models():
         if info.kind == "critic":
             out.append(_entry(info.name, "store", info.path / CRITIC_FILE))
+        elif store.is_fine_tuned_critic(info.path):
+            out.append(CriticEntry(info.name, "store", info.path, FINE_TUNED))
     for idx in list_indexes():
         own = idx.path / "practice" / CRITIC_FILE
         if own.is_file():
@@ -97,7 +103,7 @@ def verify(name: str | None = None) -> list[tuple[CriticEntry, list[str]]]:
             continue
         problems = [e.problem] if e.problem else []
         if e.where == "store":
-            problems += store.verify(e.path.parent)
+            problems += store.verify(e.path if e.generator == FINE_TUNED else e.path.parent)
         results.append((e, problems))
     if name is not None and not results:
         raise ModelError(f"no Critic named '{name}' (see `scim-edge critic list`)")

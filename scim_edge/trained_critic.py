@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from scim_edge import paths
 from scim_edge.boosted_trees import KIND as TREES
 from scim_edge.boosted_trees import BoostedTrees, fit_boosted_trees
 from scim_edge.critic_features import FEATURES, ROUNDS_FEATURES, rounds_features, vector
@@ -461,6 +462,11 @@ def named_path(name: str) -> Path:
         return path
     is_path = "/" in name or name.startswith(".")
     if not is_path and name not in {m.name for m in store.list_models() if m.kind == "critic"}:
+        if store.is_fine_tuned_critic(paths.models_dir() / name):
+            raise ModelError(
+                f"'{name}' is a fine-tuned Flan-T5 Critic, which judges simrag's rounds",
+                hint=f"use it with `--loop simrag --critic model --critic-model {name}`",
+            )
         raise ModelError(f"no Critic named '{name}'", hint="see `scim-edge critic list`")
     return store.resolve_model(name, "critic") / CRITIC_FILE
 

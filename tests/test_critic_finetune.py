@@ -4,6 +4,7 @@ random T5 (real Flan-T5 weights are not available offline)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 from scim_edge.cli import main
 from scim_edge.engine import Engine
+from scim_edge.errors import ModelError
 from scim_edge.settings import Settings
 from scim_edge.types import Verdict
 
@@ -40,6 +42,8 @@ def test_fine_tuned_critic_is_exported_and_judges(sample_index, tmp_path, capsys
     rc = main(["critic", "train", "--index", str(index), "--fine-tune", str(hf),
                "--name", "critic-t5", "--steps", "3"])  # fmt: skip
     assert rc == 0, capsys.readouterr().err
+    manifest = json.loads((isolated_home / "models" / "critic-t5" / "manifest.json").read_text())
+    assert manifest["source"] == str(hf)  # not the temporary folder the export read
     from scim_edge.critic import ModelCritic, make_critic
 
     settings = Settings(index=str(index), loop="simrag", critic="model", critic_model="critic-t5")
@@ -80,3 +84,43 @@ def test_a_missing_fine_tune_folder_is_named_before_the_index(sample_index, tmp_
     assert rc == 2
     assert len(err) == 1
     assert f"no such directory: {tmp_path / 'nope'}" in err[0]
+
+
+def _fine_tuned_in_store(isolated_home: Path, name: str) -> Path:
+    """A store model as `critic train --fine-tune` leaves one: kind seq2seq, role critic
+    (its ONNX files stand in as one small file; only the manifest's hashes are read)."""
+    from models import store
+
+    folder = isolated_home / "models" / name
+    folder.mkdir(parents=True)
+    (folder / "decoder.onnx").write_bytes(b"onnx")
+    manifest = store.build_manifest(folder, name=name, kind="seq2seq", source="/src/flan-t5",
+                                    variants={"fp32": ["decoder.onnx"]}, shared=[],
+                                    extra={"role": "critic"})  # fmt: skip
+    store.write_manifest(folder, manifest)
+    return folder
+
+
+def test_critic_list_and_verify_name_a_fine_tuned_critic(isolated_home, capsys):
+    _fine_tuned_in_store(isolated_home, "ft-critic")
+    assert main(["critic", "list", "--json"]) == 0
+    listed = {e["name"]: e for e in json.loads(capsys.readouterr().out)}
+    assert listed["ft-critic"]["generator"] == "flan-t5 (--critic model)"
+    assert main(["critic", "verify", "ft-critic"]) == 0
+
+
+def test_a_fine_tuned_critic_damaged_fails_verify(isolated_home, capsys):
+    folder = _fine_tuned_in_store(isolated_home, "ft-critic")
+    (folder / "decoder.onnx").write_bytes(b"oops")
+    assert main(["critic", "verify", "ft-critic"]) == 1
+
+
+def test_a_fine_tuned_critic_named_for_confidence_says_how_to_use_it(isolated_home, capsys):
+    """--critic-model names a trained Critic for confidence; a fine-tuned Flan-T5 one judges
+    simrag's rounds instead, and the one line says so."""
+    from scim_edge.trained_critic import named_path
+
+    _fine_tuned_in_store(isolated_home, "ft-critic")
+    with pytest.raises(ModelError) as e:
+        named_path("ft-critic")
+    assert "--critic model --critic-model ft-critic" in e.value.one_line()

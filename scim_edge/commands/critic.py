@@ -138,7 +138,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from scim_edge.critic_store import entries
+    from scim_edge.critic_store import FINE_TUNED, entries
 
     found = entries()
     if args.json:
@@ -151,6 +151,9 @@ def run_list(args: argparse.Namespace) -> int:
     for e in found:
         if e.problem:
             print(f"{e.name:<{width}}  {e.where:<7}  PROBLEM: {e.problem}")
+            continue
+        if e.generator == FINE_TUNED:  # no held-out figures of the trained Critic's kind
+            print(f"{e.name:<{width}}  {e.where:<7}  for {e.generator}  {e.path}")
             continue
         h = e.heldout or {}
         print(f"{e.name:<{width}}  {e.where:<7}  for {e.generator or '?':<10}  "
