@@ -162,10 +162,10 @@ def _like_default(key: str, default: Any, value: Any) -> Any:
         if isinstance(value, bool):
             raise ValueError
         return float(value)
+    if key == "threads":  # None by default (ONNX Runtime's own choice); "4" from the environment
+        return None if value is None else _as_int(value)
     if value is None or isinstance(value, str):
         return value
-    if key == "threads":
-        return int(value)
     return str(value)
 
 
@@ -198,6 +198,18 @@ def _is_int(v: Any) -> bool:
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+# Upper bounds, guards against a typo's extra digits: a search asked for 10**11 passages
+# allocates for all of them and aborts the process.
+MOST_PASSAGES = 10_000  # passages one search may ask for (also `search -k`)
+_MOST = {"k1": MOST_PASSAGES, "k2": MOST_PASSAGES, "candidates": MOST_PASSAGES}
+_MOST_ANY = 10_000_000
+
+
+def max_threads() -> int:
+    """ONNX Runtime threads at most: 4 per core, as `--threads` allows."""
+    return 4 * (os.cpu_count() or 1)
 
 
 def validate(s: Settings) -> Settings:
@@ -234,10 +246,14 @@ def validate(s: Settings) -> Settings:
         v = getattr(s, key)
         if not _is_int(v) or v <= 0:
             raise bad(key, "must be a positive integer")
+        if v > (most := _MOST.get(key, _MOST_ANY)):
+            raise bad(key, f"must be at most {most:,}")
     if not _is_int(s.min_new_tokens) or s.min_new_tokens < 0 or s.min_new_tokens > s.max_new_tokens:
         raise bad("min_new_tokens", "must be between 0 and max_new_tokens")
     if s.threads is not None and (not _is_int(s.threads) or s.threads <= 0):
         raise bad("threads", "must be a positive integer")
+    if s.threads is not None and s.threads > (most := max_threads()):
+        raise bad("threads", f"must be at most {most} (4 per core)")
     if any(w < 0 for w in s.weights) or abs(sum(s.weights) - 1.0) > 1e-6:
         raise bad("weights", "must be five non-negative numbers summing to 1")
     choices = {

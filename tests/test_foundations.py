@@ -59,6 +59,33 @@ def test_config_errors_name_the_key(tmp_path, text, key):
         assert "TOML" in str(e.value)
 
 
+@pytest.mark.parametrize(
+    "environ, why",
+    [
+        ({"SCIM_EDGE_K1": "100000000000"}, "setting 'k1' must be at most"),
+        ({"SCIM_EDGE_CANDIDATES": "99999999999"}, "setting 'candidates' must be at most"),
+        ({"SCIM_EDGE_T_MAX": "1" + "0" * 20}, "setting 't_max' must be at most"),
+        ({"SCIM_EDGE_THREADS": "100000"}, "setting 'threads' must be at most"),
+    ],
+)
+def test_a_typo_s_huge_number_is_refused_before_any_search(environ, why):
+    """A search asked for 10**11 passages allocates for them all and aborts the process."""
+    with pytest.raises(ConfigError) as e:
+        load_settings(use_config=False, environ=environ)
+    assert why in str(e.value)
+
+
+def test_threads_from_the_environment_are_a_number():
+    assert load_settings(use_config=False, environ={"SCIM_EDGE_THREADS": "2"}).threads == 2
+
+
+def test_huge_numbers_in_the_config_file_are_refused(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[settings]\nk1 = 1e30\n")
+    with pytest.raises(ConfigError, match="setting 'k1' must be at most"):
+        load_settings(config_file=cfg, environ={})
+
+
 def test_save_config_round_trip(tmp_path):
     path = save_config({"theta": 0.75, "loop": "simrag"}, tmp_path / "c.toml")
     s = load_settings(config_file=path, environ={})

@@ -231,6 +231,7 @@ def test_cli_search_json(sample_index, capsys):
         (["search", "   "], "empty"),
         (["search", "\x1b[1m\x07"], "empty"),
         (["search", "x", "-k", "0"], "-k"),
+        (["search", "x", "-k", "99999999999999999999999"], "-k must be at most"),
     ],
 )
 def test_cli_search_errors(args, needle, capsys):

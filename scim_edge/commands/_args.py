@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 
 
 def positive_int(text: str) -> int:
@@ -50,7 +49,9 @@ def bounded_int(high: int):
 
 def thread_count(text: str) -> int:
     """Threads for ONNX Runtime: at most 4x the cores, a guard against typos like 9999."""
-    return bounded_int(4 * (os.cpu_count() or 1))(text)
+    from scim_edge.settings import max_threads
+
+    return bounded_int(max_threads())(text)
 
 
 def unit_float(text: str) -> float:

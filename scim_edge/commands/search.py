@@ -26,8 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from scim_edge.retrieval import BM25Retriever, resolve_index_dir
 
+    from scim_edge.settings import MOST_PASSAGES
+
     if args.k <= 0:
         raise UserError(f"-k must be a positive number (got {args.k})")
+    if args.k > MOST_PASSAGES:
+        raise UserError(f"-k must be at most {MOST_PASSAGES:,} (got {args.k})")
     from scim_edge.textutil import visible_text
 
     query = visible_text(args.query)
