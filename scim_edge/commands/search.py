@@ -25,7 +25,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scim_edge.retrieval import BM25Retriever, resolve_index_dir
-
     from scim_edge.settings import MOST_PASSAGES
 
     if args.k <= 0:
