@@ -52,6 +52,16 @@ def _content_terms(words: list[str], stems: list[str]) -> list[str]:
     return list(dict.fromkeys(content))[:MAX_QUERY_TERMS]
 
 
+def tantivy_failure(e: BaseException) -> BaseException:
+    """`e` when it is how Tantivy reports a damaged index: ValueError, OSError or
+    RuntimeError for a missing or cut-short file, or a Rust panic (pyo3's PanicException,
+    a BaseException) for garbled bytes ("index out of bounds"); anything else (Ctrl+C, an
+    error of ours) is raised again as it was."""
+    if isinstance(e, (ValueError, OSError, RuntimeError)) or type(e).__name__ == "PanicException":
+        return e
+    raise e
+
+
 def _weight(doc: tantivy.Document) -> float:
     """Disambiguation pages are lists of links, rarely evidence: their scores count half."""
     return DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0
@@ -240,9 +250,10 @@ class BM25Retriever:
             analyzer = str(manifest.get("analyzer") or "stem_english")
             S.register_analyzer(index, analyzer)
             index.reload()
-        except (ValueError, OSError, RuntimeError) as e:
+        except BaseException as e:
             raise IndexError_(
-                f"cannot open index at {path}: {one_line(str(e), 200, at_word=True)}",
+                f"cannot open index at {path}: "
+                f"{one_line(str(tantivy_failure(e)), 200, at_word=True)}",
                 hint=_fix(path),
             ) from None
         return cls(path, index, manifest)
@@ -323,9 +334,9 @@ class BM25Retriever:
         """Top-`k` passages for plain-text `query`, never any in `exclude_ids`."""
         try:
             return self._search(query, k, exclude_ids)
-        except (ValueError, OSError, RuntimeError) as e:
+        except BaseException as e:
             # Tantivy notices a missing or damaged segment file only when a query reads it.
-            raise self._corrupt(e) from None
+            raise self._corrupt(tantivy_failure(e)) from None
 
     def _search(self, query: str, k: int, exclude_ids: Collection[str]) -> list[Passage]:
         if k <= 0:
@@ -400,8 +411,8 @@ class BM25Retriever:
             if not hits:
                 return None
             return self._passage(self.searcher.doc(hits[0][1]), 0.0)
-        except (ValueError, OSError, RuntimeError) as e:
-            raise self._corrupt(e) from None
+        except BaseException as e:
+            raise self._corrupt(tantivy_failure(e)) from None
 
     def get_many(self, ids: Iterable[str]) -> list[Passage]:
         """Passages for `ids`, in the order given; unknown ids are left out."""
@@ -426,8 +437,8 @@ class BM25Retriever:
             hits = self.searcher.search(
                 tantivy.Query.all_query(), self.passage_count, order_by_field=S.PAGE_ID
             ).hits
-        except (ValueError, OSError, RuntimeError) as e:
-            raise self._corrupt(e) from None
+        except BaseException as e:
+            raise self._corrupt(tantivy_failure(e)) from None
         pages: dict[int, list[tantivy.DocAddress]] = {}
         for page, addr in hits:
             pages.setdefault(int(page), []).append(addr)
@@ -453,8 +464,8 @@ class BM25Retriever:
             for score, addr in self._word_hits(terms, [doc_id]):
                 return score * _weight(self.searcher.doc(addr))
             return 0.0
-        except (ValueError, OSError, RuntimeError) as e:
-            raise self._corrupt(e) from None
+        except BaseException as e:
+            raise self._corrupt(tantivy_failure(e)) from None
 
     def article_lead(self, name: str) -> Passage | None:
         """The lead passage of the article titled `name` (its words, any case), or of the
@@ -478,8 +489,8 @@ class BM25Retriever:
                     keys = {_title_key(str(a)) for a in doc.to_dict().get(S.ALIASES, [])}
                     if field == S.ALIASES and wanted in keys:  # aliases live on leads
                         by_alias.append(self._passage(doc, 0.0))
-        except (ValueError, OSError, RuntimeError) as e:
-            raise self._corrupt(e) from None
+        except BaseException as e:
+            raise self._corrupt(tantivy_failure(e)) from None
         return by_alias[0] if len(by_alias) == 1 else None
 
     def lead_naming(self, name: str) -> Passage | None:
@@ -513,8 +524,8 @@ class BM25Retriever:
                 lead = self._passage(doc, 0.0)
                 if lead_names.gives_name(lead.text, name):
                     found[lead.page_id] = lead
-        except (ValueError, OSError, RuntimeError) as e:
-            raise self._corrupt(e) from None
+        except BaseException as e:
+            raise self._corrupt(tantivy_failure(e)) from None
         return next(iter(found.values())) if len(found) == 1 else None
 
     def aliases(self, page_id: int) -> list[str]:

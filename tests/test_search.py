@@ -272,6 +272,48 @@ def test_damage_noticed_at_query_time_is_a_clear_error(sample_index, tmp_path):
     assert str(damaged) in msg and "rebuild" in msg and "\n" not in msg
 
 
+class PanicException(BaseException):
+    """Named as pyo3 names the Rust panic it raises (garbled bytes in a segment file:
+    "index out of bounds"), and like it no Exception."""
+
+
+class _PanickingSearcher:
+    def __getattr__(self, name):
+        def panic(*args, **kwargs):
+            raise PanicException("index out of bounds: the len is 97 but the index is 97")
+
+        return panic
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda r: r.search("anarchism history", 5),
+        lambda r: r.get("12-0"),
+        lambda r: r.article_lead("Anarchism"),
+        lambda r: r.score_of("anarchism", "12-0"),
+    ],
+    ids=["search", "get", "article_lead", "score_of"],
+)
+def test_a_rust_panic_on_a_damaged_index_is_a_clear_error(sample_index, read):
+    retriever = BM25Retriever.open(sample_index)
+    retriever.searcher = _PanickingSearcher()
+    with pytest.raises(IndexError_) as e:
+        read(retriever)
+    assert "is corrupt" in e.value.one_line()
+
+
+def test_ctrl_c_during_a_search_stays_ctrl_c(sample_index):
+    class Interrupted:
+        def search(self, *args, **kwargs):
+            raise KeyboardInterrupt
+
+    retriever = BM25Retriever.open(sample_index)
+    retriever.searcher = Interrupted()
+    with pytest.raises(KeyboardInterrupt):
+        retriever.search("anarchism history", 5)
+
+
 def test_every_title_finds_its_own_article_first(sample_index):
     """An exact title wins over stemming collisions and the disambiguation discount
     ("Animal (disambiguation)" against "Animal", "Animation")."""
