@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,7 +251,7 @@ class BM25Retriever:
             analyzer = str(manifest.get("analyzer") or "stem_english")
             S.register_analyzer(index, analyzer)
             index.reload()
-        except BaseException as e:
+        except BaseException as e:  # noqa: BLE001 - pyo3's PanicException is no Exception
             raise IndexError_(
                 f"cannot open index at {path}: "
                 f"{one_line(str(tantivy_failure(e)), 200, at_word=True)}",
@@ -330,13 +331,20 @@ class BM25Retriever:
             f"index at {self.path} is corrupt or was removed: {msg}", hint=_fix(self.path)
         )
 
+    @contextmanager
+    def _reads(self) -> Iterator[None]:
+        """A read of the index: Tantivy's failures on a damaged one (`tantivy_failure`)
+        become the one-line error that says to rebuild it."""
+        try:
+            yield
+        except BaseException as e:  # noqa: BLE001 - pyo3's PanicException is no Exception
+            raise self._corrupt(tantivy_failure(e)) from None
+
     def search(self, query: str, k: int, exclude_ids: Collection[str] = ()) -> list[Passage]:
         """Top-`k` passages for plain-text `query`, never any in `exclude_ids`."""
-        try:
+        # Tantivy notices a missing or damaged segment file only when a query reads it.
+        with self._reads():
             return self._search(query, k, exclude_ids)
-        except BaseException as e:
-            # Tantivy notices a missing or damaged segment file only when a query reads it.
-            raise self._corrupt(tantivy_failure(e)) from None
 
     def _search(self, query: str, k: int, exclude_ids: Collection[str]) -> list[Passage]:
         if k <= 0:
@@ -405,14 +413,12 @@ class BM25Retriever:
             limit *= 2
 
     def get(self, doc_id: str) -> Passage | None:
-        try:
+        with self._reads():
             q = tantivy.Query.term_query(self.schema, S.DOC_ID, doc_id)
             hits = self.searcher.search(q, 1).hits
             if not hits:
                 return None
             return self._passage(self.searcher.doc(hits[0][1]), 0.0)
-        except BaseException as e:
-            raise self._corrupt(tantivy_failure(e)) from None
 
     def get_many(self, ids: Iterable[str]) -> list[Passage]:
         """Passages for `ids`, in the order given; unknown ids are left out."""
@@ -433,12 +439,10 @@ class BM25Retriever:
         of its slots is first drawn."""
         import random
 
-        try:
+        with self._reads():
             hits = self.searcher.search(
                 tantivy.Query.all_query(), self.passage_count, order_by_field=S.PAGE_ID
             ).hits
-        except BaseException as e:
-            raise self._corrupt(tantivy_failure(e)) from None
         pages: dict[int, list[tantivy.DocAddress]] = {}
         for page, addr in hits:
             pages.setdefault(int(page), []).append(addr)
@@ -460,12 +464,10 @@ class BM25Retriever:
         terms = self.query_terms(query)
         if not terms:
             return 0.0
-        try:
+        with self._reads():
             for score, addr in self._word_hits(terms, [doc_id]):
                 return score * _weight(self.searcher.doc(addr))
             return 0.0
-        except BaseException as e:
-            raise self._corrupt(tantivy_failure(e)) from None
 
     def article_lead(self, name: str) -> Passage | None:
         """The lead passage of the article titled `name` (its words, any case), or of the
@@ -476,7 +478,7 @@ class BM25Retriever:
             return None
         Q, Occur = tantivy.Query, tantivy.Occur
         by_alias: list[Passage] = []
-        try:
+        with self._reads():
             for field in (S.TITLE, S.ALIASES):
                 must = [(Occur.Must, Q.term_query(self.schema, field, t)) for t in terms]
                 for _, addr in self.searcher.search(Q.boolean_query(must), TITLE_POOL).hits:
@@ -489,8 +491,6 @@ class BM25Retriever:
                     keys = {_title_key(str(a)) for a in doc.to_dict().get(S.ALIASES, [])}
                     if field == S.ALIASES and wanted in keys:  # aliases live on leads
                         by_alias.append(self._passage(doc, 0.0))
-        except BaseException as e:
-            raise self._corrupt(tantivy_failure(e)) from None
         return by_alias[0] if len(by_alias) == 1 else None
 
     def lead_naming(self, name: str) -> Passage | None:
@@ -516,7 +516,7 @@ class BM25Retriever:
         else:
             query = Q.term_query(self.schema, S.TEXT, terms[0])
         found: dict[int, Passage] = {}
-        try:
+        with self._reads():
             for _, addr in self.searcher.search(query, LEAD_NAME_POOL).hits:
                 doc = self.searcher.doc(addr)
                 if doc.get_first(S.DISAMBIGUATION) or doc.get_first(S.PASSAGE_NO):
@@ -524,8 +524,6 @@ class BM25Retriever:
                 lead = self._passage(doc, 0.0)
                 if lead_names.gives_name(lead.text, name):
                     found[lead.page_id] = lead
-        except BaseException as e:
-            raise self._corrupt(tantivy_failure(e)) from None
         return next(iter(found.values())) if len(found) == 1 else None
 
     def aliases(self, page_id: int) -> list[str]:
