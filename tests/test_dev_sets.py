@@ -1,7 +1,8 @@
-"""Our hand-written dev sets (vital-en's, and one over the enwiki sample) pass `benchmarks/check_dev_set.py` against the corpus
-they were written over: every answer is in its evidence, every evidence in its article, and
-every id of the set's own form. A set that drifts from the corpus, or a checker that stops
-accepting a set's ids, would silently turn the README's figures into wrong ones."""
+"""Our hand-written dev sets (vital-en's, and one over the enwiki sample) pass
+`benchmarks/check_dev_set.py` against the corpus they were written over: every answer is in
+its evidence, every evidence in its article, and every id of the set's own form. A set that
+drifts from the corpus, or a checker that stops accepting a set's ids, would silently turn
+the README's figures into wrong ones."""
 
 from __future__ import annotations
 
