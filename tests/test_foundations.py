@@ -133,6 +133,8 @@ def test_settings_replace_rejects_wrong_types_with_value_error(change):
         ["ask", "q", "--threads", "9999"],
         ["ask", "q", "--theta", "1.5"],
         ["eval", "qa.jsonl", "--limit", "0"],
+        ["build-index", "dump.xml", "--workers", "100000"],
+        ["practice", "--workers", "100000"],
     ],
 )
 def test_out_of_range_flags_are_one_line_exit_2(argv, capsys):
@@ -141,6 +143,25 @@ def test_out_of_range_flags_are_one_line_exit_2(argv, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "must be" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["build-index", "dump.xml", "--out", ""],
+        ["eval", "qa.jsonl", "--out", ""],
+        ["unbundle", ""],
+        ["unbundle", "b.tar", "--home", ""],
+        ["score", "--question", "q", "--answer", "a", "--passages", ""],
+    ],
+    ids=["build-index --out", "eval --out", "unbundle FILE", "unbundle --home", "score"],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(argv, capsys):
+    """Path("") is ".": --out "" wrote into the current folder and --home "" installed there."""
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    assert "must not be empty" in capsys.readouterr().err
 
 
 def test_main_restores_the_sigterm_handler_it_installs():

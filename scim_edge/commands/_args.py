@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from pathlib import Path
 
 
 def positive_int(text: str) -> int:
@@ -35,6 +36,12 @@ def nonempty(text: str) -> str:
     return text
 
 
+def nonempty_path(text: str) -> Path:
+    """A file or folder named by a path that says something: "" would read as the current
+    folder (`Path("")` is "."), so --out "" wrote into it and --home "" installed there."""
+    return Path(nonempty(text))
+
+
 def bounded_int(high: int):
     """A positive integer no larger than `high` (a value past it only exhausts memory)."""
 
@@ -45,6 +52,14 @@ def bounded_int(high: int):
         return value
 
     return parse
+
+
+def worker_count(text: str) -> int:
+    """Worker processes: at most 4x the cores, a guard against typos (--workers 100000
+    forked thousands of processes)."""
+    from scim_edge.settings import max_threads
+
+    return bounded_int(max_threads())(text)
 
 
 def thread_count(text: str) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from scim_edge import paths
-from scim_edge.commands._args import nonempty
+from scim_edge.commands._args import nonempty, worker_count
 from scim_edge.errors import UserError
 
 DEFAULT_NAME = "default"
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--embeddings to add vectors to an index that exists",
     )
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--out", metavar="DIR", help="write the index to DIR")
+    where.add_argument("--out", type=nonempty, metavar="DIR", help="write the index to DIR")
     where.add_argument(
         "--name",
         metavar="NAME",
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--workers",
-        type=int,
+        type=worker_count,
         metavar="N",
         default=None,
         help="worker processes that read and clean pages (default: every core)",

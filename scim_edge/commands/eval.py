@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from scim_edge.commands._args import nonempty, positive_int
+from scim_edge.commands._args import nonempty, nonempty_path, positive_int
 from scim_edge.commands._output import print_json
 from scim_edge.commands._preflight import check_index
 from scim_edge.errors import UserError
@@ -43,7 +43,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--limit", type=positive_int, help="use only the first N questions")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
-    p.add_argument("--out", type=Path, help="output directory (default ./eval-<timestamp>)")
+    p.add_argument(
+        "--out", type=nonempty_path, help="output directory (default ./eval-<timestamp>)"
+    )
     p.add_argument("--json", action="store_true", help="print results.json to stdout")
     p.add_argument(
         "--resume",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from scim_edge.commands._args import nonempty, positive_int
+from scim_edge.commands._args import nonempty, positive_int, worker_count
 from scim_edge.commands._output import print_json
 from scim_edge.commands._preflight import check_index
 
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--questions", type=positive_int, default=6000, metavar="N",
                    help="practice questions to make (default 6000, at least 50)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, metavar="S", help="random seed (default 0)")
-    p.add_argument("--workers", type=positive_int, default=None, metavar="N",
+    p.add_argument("--workers", type=worker_count, default=None, metavar="N",
                    help="processes for the two long passes (default: every core)")  # fmt: skip
     p.add_argument("--no-critic", action="store_true", help="fit the reader only")
     p.add_argument("--json", action="store_true", help="print the practice manifest as JSON")

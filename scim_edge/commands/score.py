@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
 from scim_edge.jsonl import jsonl_lines
@@ -21,6 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--answer", required=True, help="the answer to score")
     p.add_argument(
         "--passages",
+        type=nonempty,
         required=True,
         metavar="FILE.jsonl",
         help='one passage per line: {"text": ..., "title"?: ..., "doc_id"?: ...}',

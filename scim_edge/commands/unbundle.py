@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
+from scim_edge.commands._args import nonempty_path
 from scim_edge.commands._output import print_json
 
 
@@ -15,10 +15,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Check every file of a bundle against its BUNDLE.json hashes, then "
         "install each index and model atomically. Nothing is installed if any check fails.",
     )
-    p.add_argument("file", type=Path, metavar="FILE", help="a bundle written by scim-edge bundle")
+    p.add_argument(
+        "file", type=nonempty_path, metavar="FILE", help="a bundle written by scim-edge bundle"
+    )
     p.add_argument(
         "--home",
-        type=Path,
+        type=nonempty_path,
         metavar="DIR",
         help="data directory to install into (default: SCIM_EDGE_HOME or the platform's data dir)",
     )
