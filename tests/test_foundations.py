@@ -145,6 +145,16 @@ def test_out_of_range_flags_are_one_line_exit_2(argv, capsys):
     assert len(err.splitlines()) == 1 and "must be" in err
 
 
+@pytest.mark.parametrize("command", ["critic", "models"])
+def test_a_command_group_without_its_command_is_one_line_naming_them(command, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([command])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "choose a command: " in err[0]
+
+
 @pytest.mark.parametrize(
     "argv",
     [

@@ -42,6 +42,14 @@ def nonempty_path(text: str) -> Path:
     return Path(nonempty(text))
 
 
+def missing_command(p: argparse.ArgumentParser) -> int:
+    """`scim-edge critic` with no command after it: one line naming the commands it takes,
+    exit 2 (the whole help, printed there before, is `--help`'s to give)."""
+    names = [n for a in p._actions if isinstance(a, argparse._SubParsersAction) for n in a.choices]
+    p.error(f"choose a command: {', '.join(names)}")
+    return 2
+
+
 def bounded_int(high: int):
     """A positive integer no larger than `high` (a value past it only exhausts memory)."""
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from scim_edge.commands._args import nonempty
+from scim_edge.commands._args import missing_command, nonempty
 from scim_edge.commands._output import print_json
 from scim_edge.commands._preflight import check_index
 
@@ -38,12 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     v = csub.add_parser("verify", help="check that every Critic loads and matches its hashes")
     v.add_argument("name", nargs="?")
     v.set_defaults(func=run_verify)
-    p.set_defaults(func=lambda args: _usage(p))
-
-
-def _usage(p: argparse.ArgumentParser) -> int:
-    p.print_help(sys.stderr)
-    return 2
+    p.set_defaults(func=lambda args: missing_command(p))
 
 
 def _traces(index: str | None):

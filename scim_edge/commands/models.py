@@ -6,7 +6,13 @@ import argparse
 import statistics
 import sys
 
-from scim_edge.commands._args import bounded_int, nonempty, positive_int, thread_count
+from scim_edge.commands._args import (
+    bounded_int,
+    missing_command,
+    nonempty,
+    positive_int,
+    thread_count,
+)
 from scim_edge.commands._output import is_tty, print_json
 from scim_edge.errors import ModelError
 
@@ -17,7 +23,7 @@ MAX_BENCH_INPUT_TOKENS = 4096
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("models", help="install and inspect ONNX models (generator, embeddings)")
     msub = p.add_subparsers(dest="models_command", metavar="SUBCOMMAND")
-    p.set_defaults(func=lambda args: _usage(p))
+    p.set_defaults(func=lambda args: missing_command(p))
 
     e = msub.add_parser("export", help="export a Hugging Face model to ONNX (needs [export])")
     e.add_argument(
@@ -71,11 +77,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--runs", type=positive_int, default=5, help=argparse.SUPPRESS)
     b.add_argument("--json", action="store_true")
     b.set_defaults(func=run_bench)
-
-
-def _usage(p: argparse.ArgumentParser) -> int:
-    p.print_help(sys.stderr)
-    return 2
 
 
 def _human(n: int) -> str:
