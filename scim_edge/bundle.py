@@ -31,8 +31,16 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
 from scim_edge import __version__, paths
-from scim_edge.atomic import TMP_PREFIX, alive, atomic_dir, clear_stale, ensure_writable_dir
+from scim_edge.atomic import (
+    TMP_PREFIX,
+    alive,
+    atomic_dir,
+    clear_stale,
+    ensure_writable_dir,
+    is_hidden_temp,
+)
 from scim_edge.errors import UserError
+from scim_edge.practice.store import PARTIAL as PRACTICE_PARTIAL
 
 FORMAT = "scim-edge-bundle"
 FORMAT_VERSION = 1
@@ -44,6 +52,9 @@ STAGING_NAME = "unbundle"  # staging dirs are named .tmp-unbundle-<pid>-<hex>
 DISK_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 # Files a tool leaves in a directory that are not part of its content.
 SKIP_FILES = {".tantivy-writer.lock", ".tantivy-meta.lock"}
+# work in progress inside an index: an interrupted `practice`, a swap's temporary or old
+# folder; none of it is the index a bundle carries
+SKIP_DIRS = {PRACTICE_PARTIAL}
 # NLTK resources scim_edge.textutil uses when present (category/name); the rest of NLTK
 # (Treebank words, stopwords) needs no data.
 NLTK_RESOURCES = ("tokenizers/punkt_tab", "taggers/averaged_perceptron_tagger_eng")
@@ -142,7 +153,7 @@ def _walk(root: Path, prefix: str) -> Iterator[Entry]:
         yield Entry(prefix, root, root.stat().st_size)
         return
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not is_hidden_temp(d))
         here = Path(dirpath)
         for d in dirnames:
             if (here / d).is_symlink():

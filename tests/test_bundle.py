@@ -103,6 +103,22 @@ def test_round_trip_into_a_fresh_home_then_ask(demo_index, tmp_path, capsys, mon
     assert "Printing press" in {c["title"] for c in json.loads(stdout)["citations"]}
 
 
+def test_an_interrupted_practice_inside_an_index_is_not_bundled(demo_index, tmp_path, capsys):
+    """A Ctrl+C'd `practice` leaves its chunks in INDEX/.practice-partial/ to resume from;
+    they are work in progress, not the index."""
+    src_home = home()
+    index = src_home / "indexes" / "demo"
+    shutil.copytree(demo_index, index)
+    (index / ".practice-partial").mkdir()
+    (index / ".practice-partial" / "chunk-0001.jsonl").write_text("{}\n")
+    out = tmp_path / "bundle.tar"
+    rc, _, err = run_cli(capsys, "bundle", out, "--index", "demo")
+    assert rc == 0, err
+    with tarfile.open(out) as tar:
+        names = tar.getnames()
+    assert [n for n in names if ".practice-partial" in n] == []
+
+
 def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsys):
     shutil.copytree(demo_index, home() / "indexes" / "demo")
     out = tmp_path / "b.tar"
