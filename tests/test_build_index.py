@@ -228,23 +228,39 @@ def test_interrupted_build_leaves_old_index_usable(tmp_path):
     assert r.search("Apollo 11 Moon landing", 1)[0].title == "Apollo 11"
 
 
-def test_ctrl_c_in_cli_build(tmp_path, monkeypatch, capsys):
+def _ctrl_c_in_cli_build(tmp_path, monkeypatch, capsys, *, after: int, extra=()) -> str:
+    """Ctrl+C at the `after`-th progress report of a CLI build over an existing index: the
+    one line it says (exit 130), the index still answering."""
     target = tmp_path / "idx"
     build_index(demo_dump_path(), target)
+    calls = []
 
     def boom(self, info):
-        if info.pages > 0:
+        calls.append(info)
+        if len(calls) > after:
             raise KeyboardInterrupt
 
     monkeypatch.setattr(ProgressReporter, "__call__", boom)
     src = str(shared_file("enwiki-sample.xml.bz2"))
-    rc = main(["build-index", src, "--out", str(target), "--force"])
+    rc = main(["build-index", src, "--out", str(target), "--force", *extra])
     assert rc == 130
-    err = capsys.readouterr().err
-    assert "left as it was" in err
-    assert "--resume" in err
-    assert _visible(tmp_path) == [".partial-idx", "idx"]
     assert BM25Retriever.open(target).search("Reykjavík", 1)[0].title == "Reykjavík"
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    return err[0]
+
+
+def test_ctrl_c_before_the_first_checkpoint_keeps_nothing_to_resume(tmp_path, monkeypatch, capsys):
+    line = _ctrl_c_in_cli_build(tmp_path, monkeypatch, capsys, after=0)
+    assert "left as it was, nothing was kept" in line
+    assert _visible(tmp_path) == ["idx"]
+
+
+def test_ctrl_c_after_a_checkpoint_offers_resume(tmp_path, monkeypatch, capsys):
+    line = _ctrl_c_in_cli_build(tmp_path, monkeypatch, capsys, after=3,
+                                extra=("--checkpoint-every", "0.001"))  # fmt: skip
+    assert "--resume" in line
+    assert _visible(tmp_path) == [".partial-idx", "idx"]
 
 
 def test_reader_keeps_working_while_index_is_replaced(tmp_path):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import sys
 import time
 from pathlib import Path
@@ -158,12 +159,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     except KeyboardInterrupt:
         reporter.abort()
-        sys.stderr.write(f"scim-edge: build interrupted; {out} was left as it was\n")
-        if args.dump != "-":
-            sys.stderr.write(
-                "scim-edge: to continue from the last checkpoint, run the same command with "
-                "--resume (or --restart to discard it)\n"
-            )
+        sys.stderr.write(f"scim-edge: {interrupted(out)}\n")
         return 130
     except OSError as e:
         reporter.abort()
@@ -181,6 +177,25 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def interrupted(out: Path) -> str:
+    """What a Ctrl+C'd build left, in one line. A build that had written no checkpoint has
+    nothing to resume from: its hidden partial folder is removed, not offered to --resume."""
+    from index_builder import checkpoint as ck
+
+    work = ck.partial_dir(out)
+    before = "was left as it was" if out.exists() else "was not written"
+    ckpt = ck.Checkpoint.load(work) if work.is_dir() else None
+    if ckpt is None or ckpt.position is None:
+        if work.is_dir():
+            with contextlib.suppress(UserError), ck.locked(work, wait=0.0):
+                ck.discard(work)  # unless another build holds it (its lock)
+        return f"build interrupted before its first checkpoint; {out} {before}, nothing was kept"
+    return (
+        f"build interrupted; {out} {before}; run the same command with --resume to continue "
+        f"from the last checkpoint ({ck.describe(work, ckpt)}), or --restart to discard it"
+    )
+
+
 def _build_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     """Checked --passage-words (or the setting), and the workers/checkpoint arguments."""
     if not args.dump.strip():
@@ -192,9 +207,7 @@ def _build_options(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         words = load_settings().passage_words
     if words <= 0:
         raise UserError(f"--passage-words must be a positive number (got {words})")
-    tuning: dict[str, Any] = {"workers": args.workers}
-    if args.workers is not None and args.workers < 1:
-        raise UserError(f"--workers must be 1 or more (got {args.workers})")
+    tuning: dict[str, Any] = {"workers": args.workers}  # checked by the parser
     every = args.checkpoint_every
     if every is not None:
         if not every > 0:
