@@ -12,13 +12,23 @@ from pathlib import Path
 
 import platformdirs
 
+from scim_edge.errors import UserError
+
 APP = "scim-edge"
 
 
 def home() -> Path:
+    """The data home. A SCIM_EDGE_HOME that is blank, or names a file, is a UserError: read
+    as a folder it gave "no index installed in FILE/indexes" and paths made of spaces."""
     env = os.environ.get("SCIM_EDGE_HOME")
     if env:
-        return Path(env).expanduser().resolve()
+        if not env.strip():
+            raise UserError("SCIM_EDGE_HOME is blank", hint="unset it, or name a folder")
+        where = Path(env).expanduser().resolve()
+        if where.exists() and not where.is_dir():
+            raise UserError(f"SCIM_EDGE_HOME names a file, not a folder: {where}",
+                            hint="name a folder; it is made on first use")  # fmt: skip
+        return where
     return Path(platformdirs.user_data_dir(APP))
 
 

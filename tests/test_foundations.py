@@ -18,6 +18,19 @@ def test_home_follows_env(tmp_path, monkeypatch):
     assert paths.models_dir().parent == paths.home()
 
 
+@pytest.mark.parametrize("kind", ["a file", "blank"])
+def test_a_home_that_is_no_folder_is_one_line_saying_so(kind, tmp_path, monkeypatch, capsys):
+    """Read as a folder, a file gave "no index installed in FILE/indexes" and spaces a
+    folder named by them."""
+    where = tmp_path / "notes.txt"
+    where.write_text("x")
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(where) if kind == "a file" else "   ")
+    assert main(["search", "x"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert ("names a file, not a folder" if kind == "a file" else "is blank") in err[0]
+
+
 def test_locate_json(capsys):
     assert main(["locate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
