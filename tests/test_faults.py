@@ -193,6 +193,13 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
 
 
 @pytest.mark.slow
+def _checkpointed(work: Path) -> bool:
+    from index_builder.checkpoint import Checkpoint
+
+    ckpt = Checkpoint.load(work) if work.is_dir() else None
+    return ckpt is not None and ckpt.position is not None
+
+
 def test_sigterm_during_build_cleans_up_and_keeps_the_old_index(big_dump, wiki):
     """SIGTERM (a service stop, `kill`) unwinds like Ctrl-C: one line, exit 130, the partial
     build kept for --resume, the old index untouched, no traceback from main or workers."""
@@ -202,9 +209,9 @@ def test_sigterm_during_build_cleans_up_and_keeps_the_old_index(big_dump, wiki):
              "--force"]  # fmt: skip
     proc = subprocess.Popen(build, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and not list(base.glob(".partial-wiki")):
+    # stopped after its first checkpoint: before one, nothing is kept to resume from
+    while time.monotonic() < deadline and not _checkpointed(base / ".partial-wiki"):
         time.sleep(0.05)
-    time.sleep(1.0)
     assert proc.poll() is None, "the build finished before it could be stopped"
     proc.terminate()
     _, err = proc.communicate(timeout=60)
