@@ -607,6 +607,26 @@ def test_a_system_that_cannot_run_is_one_line_before_any_note(
     assert not out.exists()
 
 
+@pytest.mark.parametrize("case", ["earlier results", "nothing to resume"])
+def test_a_refused_out_folder_is_the_only_line_said(
+    case: str, sample_index: Path, qa_dev, tmp_path: Path, capsys
+) -> None:
+    """--out holding an earlier run's results, or --resume of an empty folder: the error
+    alone, not after the engine's notes and the run's summary line."""
+    qa = tmp_path / "two.jsonl"
+    qa.write_text("\n".join(json.dumps(q) for q in qa_dev[:2]) + "\n", encoding="utf-8")
+    out = tmp_path / "o"
+    out.mkdir()
+    if case == "earlier results":
+        (out / "per_question.jsonl").write_text('{"run": "standard"}\n', encoding="utf-8")
+    more = [] if case == "earlier results" else ["--resume"]
+    rc = main(["eval", str(qa), "--index", str(sample_index), "--systems", "standard",
+               "--out", str(out), *more])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2
+    assert len(err) == 1
+
+
 def test_resume_of_a_folder_with_no_run_is_refused(qa_file: Path, tmp_path: Path) -> None:
     """A mistyped --out with --resume would silently start over; it is refused, and the
     folder is not created."""

@@ -100,13 +100,12 @@ def run(args: argparse.Namespace) -> int:
     engine = Engine.open(settings)
     progress = harness.Progress()
     harness.check_loops(runs, engine)  # a mistake found here is one line, before any note
-    for note in engine.notes:
-        progress.note(note)
-    progress.note(
+    notes = [
+        *engine.notes,
         f"{counted(len(items), 'question')} x {counted(len(runs), 'run')}; "
         f"index {engine.index_name}, "
-        f"generator {getattr(engine.generator, 'name', '?')}; writing to {out}"
-    )
+        f"generator {getattr(engine.generator, 'name', '?')}; writing to {out}",
+    ]
     try:
         results = harness.evaluate(
             engine,
@@ -120,6 +119,7 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             make_plots=not args.no_plots,
             warmup=args.warmup,
+            notes=notes,
         )
     except KeyboardInterrupt:
         sys.stderr.write(

@@ -857,8 +857,11 @@ def evaluate(
     progress: Progress | None = None,
     make_plots: bool = True,
     warmup: str = "full",
+    notes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """Run, aggregate and write every output; return results (as in results.json)."""
+    """Run, aggregate and write every output; return results (as in results.json).
+    `notes` go to the progress once `out` is found fit to write to, so that a refused
+    --out is the only line said."""
     from datetime import UTC, datetime
 
     from scim_edge.evaluation.report import write_outputs
@@ -871,6 +874,8 @@ def evaluate(
     built = str(manifest.get("built_at", "")) if isinstance(manifest, dict) else ""
     fp = fingerprint(settings, engine.index_name, generator, qa_bytes, built)
     done = prepare_out(out, fp, resume)
+    for note in notes:
+        progress.note(note)
     records = run_all(
         engine.answer, runs, items, out, done, progress, warmup=warmup, bind=oracle_binder(engine)
     )
