@@ -53,8 +53,10 @@ def check_question(question: str) -> str:
     """Reject what no loop can answer: empty, whitespace-only or over-long questions."""
     if not isinstance(question, str):
         raise UserError("the question must be text")
-    from scim_edge.textutil import visible_text
+    from scim_edge.textutil import undecodable, visible_text
 
+    if undecodable(question):
+        raise UserError("the question is not UTF-8 text", hint="set the terminal to UTF-8")
     cleaned = visible_text(question)
     if not cleaned:
         raise UserError("the question is empty")

@@ -94,6 +94,12 @@ _WORD_RE = re.compile(r"\w", re.UNICODE)
 _ESCAPE_RE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 
 
+def undecodable(text: str) -> bool:
+    """`text` holds bytes that were no UTF-8 (an argument typed in a Latin-1 terminal reaches
+    Python as lone surrogates, "caf\\udce9"): read as text, "café" would become "caf"."""
+    return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
 def visible_text(text: str) -> str:
     """`text` as a reader sees it: terminal escape sequences and other control characters
     dropped, whitespace runs made one space. What a question or a query is checked by."""

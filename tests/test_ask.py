@@ -133,6 +133,7 @@ def test_no_model_note_said_once(capsys, sample_index):
         (["   \t ", "--model", "extractive"], "empty"),
         (["\x1b[31m\x1b[0m", "--model", "extractive"], "empty"),  # a terminal's colours
         (["x" * 2001, "--model", "extractive"], "2000"),
+        (["caf\udce9?", "--model", "extractive"], "not UTF-8"),  # a Latin-1 terminal's "é"
         (["Who?", "--index", "/no/such/index", "--model", "extractive"], "index"),
         (["Who?", "--loop", "nope"], "loop"),
         (["Who?", "--profile", "nope"], "profile"),

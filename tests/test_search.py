@@ -232,6 +232,7 @@ def test_cli_search_json(sample_index, capsys):
         (["search", "\x1b[1m\x07"], "empty"),
         (["search", "x", "-k", "0"], "-k"),
         (["search", "x", "-k", "99999999999999999999999"], "-k must be at most"),
+        (["search", "caf\udce9"], "not UTF-8"),  # "café" typed in a Latin-1 terminal
     ],
 )
 def test_cli_search_errors(args, needle, capsys):

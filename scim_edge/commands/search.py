@@ -31,8 +31,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"-k must be a positive number (got {args.k})")
     if args.k > MOST_PASSAGES:
         raise UserError(f"-k must be at most {MOST_PASSAGES:,} (got {args.k})")
-    from scim_edge.textutil import visible_text
+    from scim_edge.textutil import undecodable, visible_text
 
+    if undecodable(args.query):
+        raise UserError("the query is not UTF-8 text", hint="set the terminal to UTF-8")
     query = visible_text(args.query)
     if not query:
         raise UserError("the query is empty")
