@@ -70,6 +70,16 @@ def test_score_missing_file(capsys, tmp_path):
     assert "not found" in capsys.readouterr().err
 
 
+def test_score_a_folder_is_named_a_folder(capsys, tmp_path):
+    assert main(["score", *ARGS, "--passages", str(tmp_path)]) == 2
+    assert "names a folder" in capsys.readouterr().err
+
+
+def test_score_a_device_is_no_regular_file(capsys):
+    assert main(["score", *ARGS, "--passages", "/dev/null"]) == 2
+    assert "no regular file" in capsys.readouterr().err
+
+
 def test_score_an_empty_answer_is_one_line(capsys, passages):
     rc = main(["score", "--question", "Who painted the Mona Lisa?", "--answer", " ",
                "--passages", str(passages)])  # fmt: skip

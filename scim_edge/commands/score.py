@@ -34,8 +34,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def read_passages(path: Path) -> list[Passage]:
     """Passages from a JSONL file; a bad line is a one-line error naming its number."""
-    if not path.is_file():
+    if path.is_dir():
+        raise UserError(f"--passages names a folder, not a JSONL file: {path}")
+    if not path.exists():
         raise UserError(f"passages file not found: {path}")
+    if not path.is_file():  # /dev/null, a pipe, a socket
+        raise UserError(f"--passages names no regular file: {path}")
     if path.stat().st_size > MAX_FILE_BYTES:
         raise UserError(f"passages file is larger than {MAX_FILE_BYTES >> 20} MB: {path}")
     try:
