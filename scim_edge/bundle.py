@@ -183,6 +183,8 @@ def plan_bundle(
         models = _installed(paths.models_dir())
     plan = BundlePlan()
     _add_named(plan.indexes, "index", indexes, paths.indexes_dir())
+    for key, path in plan.indexes.items():
+        _check_whole(key, path)
     _add_named(plan.models, "model", models, paths.models_dir())
     if with_nltk_data:
         plan.nltk = find_nltk_data()
@@ -198,6 +200,21 @@ def plan_bundle(
             hint="build one with scim-edge build-index, or name one with --index/--model",
         )
     return plan
+
+
+def _check_whole(key: str, index: Path) -> None:
+    """Refuse a damaged index before anything is written. The bundle's hashes are taken as
+    it is packed, so they would vouch for the damage on the other side; an index's files
+    carry Tantivy's CRC32 footers (what `doctor --hashes` reads), checked here at the cost
+    of reading the index once more."""
+    from scim_edge.doctor import index_file_problems
+
+    problems = index_file_problems(index, checksums=True)
+    if problems:
+        raise UserError(
+            f"index '{key}' is damaged: {problems[0]}",
+            hint=f"rebuild it before bundling: scim-edge build-index DUMP --name {key} --force",
+        )
 
 
 def _add_named(into: dict[str, Path], kind: str, names: list[str], base: Path) -> None:

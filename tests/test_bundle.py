@@ -12,15 +12,18 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tarfile
+import zlib
 from pathlib import Path
 
 import pytest
 
 from scim_edge.bundle import META_NAME, SUMS_NAME
 from scim_edge.cli import main
+from scim_edge.doctor import TANTIVY_FOOTER_MAGIC
 from scim_edge.retrieval import BM25Retriever
 
 
@@ -119,6 +122,23 @@ def test_an_interrupted_practice_inside_an_index_is_not_bundled(demo_index, tmp_
     assert [n for n in names if ".practice-partial" in n] == []
 
 
+def test_a_damaged_index_is_not_bundled(demo_index, tmp_path, capsys):
+    """Its bundle's hashes, taken as it is packed, would vouch for the damage: the segment
+    files' own checksums are read first, and nothing is written."""
+    src_home = home()
+    index = src_home / "indexes" / "demo"
+    shutil.copytree(demo_index, index)
+    segment = max((f for f in index.glob("*.store")), key=lambda f: f.stat().st_size)
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 3] ^= 0xFF  # one flipped byte, the footer intact
+    segment.write_bytes(bytes(data))
+    out = tmp_path / "bundle.tar"
+    rc, _, err = run_cli(capsys, "bundle", out, "--index", "demo")
+    assert rc == 2
+    assert "index 'demo' is damaged" in err
+    assert not out.exists()
+
+
 def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsys):
     shutil.copytree(demo_index, home() / "indexes" / "demo")
     out = tmp_path / "b.tar"
@@ -192,9 +212,15 @@ def test_bundle_and_unbundle_stream_in_constant_memory(tmp_path):
     idx = h / "indexes" / "big"
     idx.mkdir(parents=True)
     (idx / "manifest.json").write_text("{}")
+    crc = 0
     with open(idx / "segment.store", "wb") as f:
         for _ in range(300):
-            f.write(os.urandom(1 << 20))
+            chunk = os.urandom(1 << 20)
+            crc = zlib.crc32(chunk, crc)
+            f.write(chunk)
+        # Tantivy's footer (its JSON, length, magic), which bundle checks the bytes against
+        footer = json.dumps({"crc": crc}).encode()
+        f.write(footer + struct.pack("<II", len(footer), TANTIVY_FOOTER_MAGIC))
     code = (
         "import sys\n"
         "from scim_edge.cli import main\n"
@@ -214,7 +240,8 @@ def test_bundle_and_unbundle_stream_in_constant_memory(tmp_path):
         assert r.returncode == 0, r.stderr
         peaks.append(int(r.stdout.split("MAXRSS_MB")[1].split()[0]))
     assert max(peaks) < 100, f"peak RSS {peaks} MB for a 300 MB archive"
-    assert (tmp_path / "h2" / "indexes" / "big" / "segment.store").stat().st_size == 300 << 20
+    stored = tmp_path / "h2" / "indexes" / "big" / "segment.store"
+    assert stored.stat().st_size == (300 << 20) + len(footer) + 8
 
 
 # ---- hostile or damaged archives -------------------------------------------------------
