@@ -163,6 +163,13 @@ CASES = [
     Case("check_dev_set", ("--corpus", "{tmp}/nosuch.xml.bz2"), "corpus not found"),
     Case("check_dev_set", ("--set", "{tmp}"), "cannot read question set", **CORPUS),
     Case("bench_sentence_similarity", ("--index", "nosuch"), "no index named"),
+    Case("span_head", ("--index", "nosuch", "--qa", "{given}"), "no index named"),
+    Case("span_head", ("--index", "x", "--qa", ""), "must not be empty"),
+    Case(
+        "span_head",
+        ("--index", "x", "--qa", "{given}", "--epochs", "0"),
+        "must be a positive integer",
+    ),  # fmt: skip
     Case("bench_sentence_similarity", ("--qa", ""), "must not be empty", base=NO_INDEX),
     Case("bench_sentence_similarity", ("--out", ""), "must not be empty", base=NO_INDEX),
     Case("bench_zim_html", ("--zim", "{tmp}/nosuch.zim"), "no such file", **ZIM),
