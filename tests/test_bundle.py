@@ -139,6 +139,16 @@ def test_a_damaged_index_is_not_bundled(demo_index, tmp_path, capsys):
     assert not out.exists()
 
 
+def test_an_index_with_passage_vectors_is_bundled(demo_index, tmp_path, capsys):
+    """Its vectors' matrix has no Tantivy footer to check, and is no damage."""
+    src_home = home()
+    index = src_home / "indexes" / "demo"
+    shutil.copytree(demo_index, index)
+    (index / "embeddings.f16").write_bytes(bytes(64))
+    rc, _, err = run_cli(capsys, "bundle", tmp_path / "bundle.tar", "--index", "demo")
+    assert rc == 0, err
+
+
 def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsys):
     shutil.copytree(demo_index, home() / "indexes" / "demo")
     out = tmp_path / "b.tar"
