@@ -927,7 +927,13 @@ def check_network(indexes: list[Path]) -> list[Check]:
 
 
 def run_checks(*, hashes: bool = False, network: bool = True) -> list[Check]:
-    checks = check_python() + check_packages() + check_dirs()
+    checks = check_python() + check_packages()
+    try:
+        paths.home()
+    except UserError as e:  # a home that is a file or blank: the rest all live in it
+        checks.append(Check("data", "home dir", "error", str(e), e.hint or ""))
+        return checks + check_onnxruntime()
+    checks += check_dirs()
     index_checks, good_indexes = check_indexes(checksums=hashes)
     checks += index_checks
     checks += check_models(hashes)

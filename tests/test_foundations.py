@@ -31,6 +31,19 @@ def test_a_home_that_is_no_folder_is_one_line_saying_so(kind, tmp_path, monkeypa
     assert ("names a file, not a folder" if kind == "a file" else "is blank") in err[0]
 
 
+def test_doctor_reports_a_home_that_is_a_file_as_a_failed_check(tmp_path, monkeypatch, capsys):
+    """The diagnostic still diagnoses: the home is one failed check, not an abort."""
+    import json
+
+    where = tmp_path / "notes.txt"
+    where.write_text("x")
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(where))
+    main(["doctor", "--json", "--no-network-check"])
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    home = [c for c in checks if c["name"] == "home dir"]
+    assert [c["status"] for c in home] == ["error"]
+
+
 def test_locate_json(capsys):
     assert main(["locate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
