@@ -263,6 +263,21 @@ def test_ctrl_c_after_a_checkpoint_offers_resume(tmp_path, monkeypatch, capsys):
     assert _visible(tmp_path) == [".partial-idx", "idx"]
 
 
+def test_ctrl_c_in_a_build_from_stdin_offers_no_resume_and_keeps_a_file_build_s(tmp_path):
+    """An earlier file build of the same index, stopped after a checkpoint, keeps its
+    partial folder; the stdin build that was interrupted cannot resume and says so."""
+    from index_builder import checkpoint as ck
+    from scim_edge.commands.build_index import interrupted
+
+    out = tmp_path / "idx"
+    work = ck.partial_dir(out)
+    work.mkdir()
+    ck.Checkpoint(source={"path": "dump.xml.bz2"}, options={}, position={"pages": 9}).save(work)
+    line = interrupted(out, stdin=True)
+    assert "--resume" not in line
+    assert ck.Checkpoint.load(work) is not None
+
+
 def test_reader_keeps_working_while_index_is_replaced(tmp_path):
     target = tmp_path / "live"
     build_index(demo_dump_path(), target)

@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     except KeyboardInterrupt:
         reporter.abort()
-        sys.stderr.write(f"scim-edge: {interrupted(out)}\n")
+        sys.stderr.write(f"scim-edge: {interrupted(out, stdin=args.dump == '-')}\n")
         return 130
     except OSError as e:
         reporter.abort()
@@ -177,17 +177,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def interrupted(out: Path) -> str:
+def interrupted(out: Path, *, stdin: bool = False) -> str:
     """What a Ctrl+C'd build left, in one line. A build that had written no checkpoint has
-    nothing to resume from: its hidden partial folder is removed, not offered to --resume."""
+    nothing to resume from: its hidden partial folder is removed, not offered to --resume.
+    A build from standard input never resumes, and leaves another build's partial folder
+    of the same index as it was."""
     from index_builder import checkpoint as ck
 
     work = ck.partial_dir(out)
     before = "was left as it was" if out.exists() else "was not written"
+    if stdin:
+        return f"build interrupted; {out} {before} (a build from standard input cannot resume)"
     ckpt = ck.Checkpoint.load(work) if work.is_dir() else None
     if ckpt is None or ckpt.position is None:
         if work.is_dir():
-            with contextlib.suppress(UserError), ck.locked(work, wait=0.0):
+            with contextlib.suppress(UserError, OSError), ck.locked(work, wait=0.0):
                 ck.discard(work)  # unless another build holds it (its lock)
         return f"build interrupted before its first checkpoint; {out} {before}, nothing was kept"
     return (
