@@ -475,7 +475,20 @@ def test_a_superlative_after_most_is_read_with_its_adjective():
 
 
 def test_an_adjective_that_only_ends_like_a_superlative_is_none():
-    assert rf._ranked_kinds("Who was an honest man?") == ()
+    assert rf._ranked_kinds("Who was the honest man?") == ()
+
+
+def test_a_superlative_with_no_article_or_possessive_ranks_nothing():
+    """A kind of album ("greatest hits"), where "the greatest" would rank."""
+    assert rf._ranked_kinds("How many greatest hits albums did Queen release?") == ()
+
+
+def test_a_noun_that_ends_like_a_superlative_is_none_after_an_article():
+    assert rf._ranked_kinds("When is the harvest festival held?") == ()
+
+
+def test_least_is_no_most():
+    assert rf._ranked_kinds("Which is the least populous country?") == ()
 
 
 def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():

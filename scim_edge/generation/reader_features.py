@@ -720,17 +720,31 @@ def _ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
     for i, (word, tag) in enumerate(tags):
         low = word.lower()
         j = i + 1
-        if low in ("most", "least") and j < len(tags) and tags[j][1].startswith("JJ"):
+        ranked = i > 0 and _ranks(tags[i - 1])  # "the largest", "Earth's largest"
+        if low == "most" and ranked and j < len(tags) and tags[j][1].startswith("JJ"):
             low, j = tags[j][0].lower(), j + 1  # "the most populous country"
-        elif not (low in _ORDINAL_WORDS or _is_superlative(low, tag)):
+        elif not (low in _ORDINAL_WORDS or (ranked and _is_superlative(low, tag))):
             continue
         if j < len(tags) and tags[j][1] in ("NN", "NNS"):
             out.append((tu.stem(low), tu.stem(tags[j][0].lower())))
     return tuple(out)
 
 
-# Adjectives that end as a superlative does without being one.
-_NOT_SUPERLATIVE = frozenset("honest modest earnest manifest west northwest southwest".split())
+# Words that end as a superlative does without being one (the tagger reads a noun before a
+# noun as JJ: "the harvest festival").
+_NOT_SUPERLATIVE = frozenset(
+    """honest dishonest modest immodest earnest manifest west northwest southwest midwest
+    forest rainforest protest conquest harvest interest contest request arrest unrest
+    digest test quest chest nest guest pest crest""".split()
+)
+# What stands before a superlative that ranks: an article or a possessive. A noun the
+# tagger reads as JJ before another noun ("forest cover", "protest movement") has none.
+_RANKING_DETERMINERS = frozenset("the its their his her our my your".split())
+
+
+def _ranks(previous: tuple[str, str]) -> bool:
+    word, tag = previous
+    return word.lower() in _RANKING_DETERMINERS or tag == "POS" or word.endswith(("'s", "’s"))
 
 
 def _is_superlative(word: str, tag: str) -> bool:
