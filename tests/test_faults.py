@@ -192,7 +192,6 @@ def test_sigkill_during_build_then_rebuild_while_readers_read(big_dump, wiki):
     assert BM25Retriever.open(idx).search("anarchism", 3)
 
 
-@pytest.mark.slow
 def _checkpointed(work: Path) -> bool:
     from index_builder.checkpoint import Checkpoint
 
@@ -200,6 +199,7 @@ def _checkpointed(work: Path) -> bool:
     return ckpt is not None and ckpt.position is not None
 
 
+@pytest.mark.slow
 def test_sigterm_during_build_cleans_up_and_keeps_the_old_index(big_dump, wiki):
     """SIGTERM (a service stop, `kill`) unwinds like Ctrl-C: one line, exit 130, the partial
     build kept for --resume, the old index untouched, no traceback from main or workers."""
