@@ -58,6 +58,8 @@ def tantivy_failure(e: BaseException) -> BaseException:
     RuntimeError for a missing or cut-short file, or a Rust panic (pyo3's PanicException,
     a BaseException) for garbled bytes ("index out of bounds"); anything else (Ctrl+C, an
     error of ours) is raised again as it was."""
+    if isinstance(e, UserError):  # ours, already one line (a ConfigError is a ValueError)
+        raise e
     if isinstance(e, (ValueError, OSError, RuntimeError)) or type(e).__name__ == "PanicException":
         return e
     raise e
@@ -451,12 +453,15 @@ class BM25Retriever:
         in_order: set[int] = set()
         for page, k in slots:
             addrs = pages[page]
-            if page not in in_order and len(addrs) > 1:
-                docs = [self.searcher.doc(a).to_dict() for a in addrs]
-                keys = [(d.get(S.PASSAGE_NO, [0])[0], d.get(S.DOC_ID, [""])[0]) for d in docs]
-                pages[page] = [addrs[i] for i in sorted(range(len(addrs)), key=keys.__getitem__)]
-                in_order.add(page)
-            yield self._passage(self.searcher.doc(pages[page][k]), 0.0)
+            with self._reads():  # not around the yield: the consumer's errors are its own
+                if page not in in_order and len(addrs) > 1:
+                    docs = [self.searcher.doc(a).to_dict() for a in addrs]
+                    keys = [(d.get(S.PASSAGE_NO, [0])[0], d.get(S.DOC_ID, [""])[0]) for d in docs]
+                    order = sorted(range(len(addrs)), key=keys.__getitem__)
+                    pages[page] = [addrs[i] for i in order]
+                    in_order.add(page)
+                doc = self.searcher.doc(pages[page][k])
+            yield self._passage(doc, 0.0)
 
     def score_of(self, query: str, doc_id: str) -> float:
         """The BM25 score `search(query)` gives the passage `doc_id` (0.0 when it does not
@@ -529,10 +534,12 @@ class BM25Retriever:
     def aliases(self, page_id: int) -> list[str]:
         """Redirect titles that point at the article (stored on its lead passage)."""
         q = tantivy.Query.term_query(self.schema, S.DOC_ID, f"{page_id}-0")
-        hits = self.searcher.search(q, 1).hits
-        if not hits:
-            return []
-        return [str(a) for a in self.searcher.doc(hits[0][1]).to_dict().get(S.ALIASES, [])]
+        with self._reads():
+            hits = self.searcher.search(q, 1).hits
+            if not hits:
+                return []
+            lead = self.searcher.doc(hits[0][1])
+        return [str(a) for a in lead.to_dict().get(S.ALIASES, [])]
 
     @staticmethod
     def _passage(doc: tantivy.Document, score: float) -> Passage:

@@ -293,8 +293,10 @@ class _PanickingSearcher:
         lambda r: r.get("12-0"),
         lambda r: r.article_lead("Anarchism"),
         lambda r: r.score_of("anarchism", "12-0"),
+        lambda r: r.aliases(12),
+        lambda r: next(r.sample(0)),
     ],
-    ids=["search", "get", "article_lead", "score_of"],
+    ids=["search", "get", "article_lead", "score_of", "aliases", "sample"],
 )
 def test_a_rust_panic_on_a_damaged_index_is_a_clear_error(sample_index, read):
     retriever = BM25Retriever.open(sample_index)
