@@ -101,6 +101,11 @@ def test_a_typo_s_huge_number_is_refused_before_any_search(environ, why):
     assert why in str(e.value)
 
 
+def test_threads_a_larger_machine_s_config_asks_for_still_load():
+    """The bound of a setting is no machine's: 64 threads load on 2 cores."""
+    assert load_settings(use_config=False, environ={"SCIM_EDGE_THREADS": "64"}).threads == 64
+
+
 def test_threads_from_the_environment_are_a_number():
     assert load_settings(use_config=False, environ={"SCIM_EDGE_THREADS": "2"}).threads == 2
 

@@ -62,19 +62,15 @@ def bounded_int(high: int):
     return parse
 
 
-def worker_count(text: str) -> int:
-    """Worker processes: at most 4x the cores, a guard against typos (--workers 100000
-    forked thousands of processes)."""
-    from scim_edge.settings import max_threads
-
-    return bounded_int(max_threads())(text)
-
-
 def thread_count(text: str) -> int:
-    """Threads for ONNX Runtime: at most 4x the cores, a guard against typos like 9999."""
+    """Threads for ONNX Runtime, or worker processes: at most 4x the cores, a guard against
+    typos like 9999 (--workers 100000 forked thousands of processes)."""
     from scim_edge.settings import max_threads
 
     return bounded_int(max_threads())(text)
+
+
+worker_count = thread_count
 
 
 def unit_float(text: str) -> float:
