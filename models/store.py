@@ -262,9 +262,10 @@ def _not_installed(name: str) -> ModelError:
 
 
 def default_model(kind: str = "seq2seq") -> Path | None:
-    """The first sound installed model of `kind` (by name), or None when there is none."""
+    """The first sound installed model of `kind` (by name), or None when there is none. A
+    Flan-T5 fine-tuned as the Critic is never the generator by default."""
     for info in list_models():
-        if info.problem is None and info.kind == kind:
+        if info.problem is None and info.kind == kind and not is_fine_tuned_critic(info.path):
             return info.path
     return None
 

@@ -45,10 +45,6 @@ def install(critic: TrainedCritic, name: str, *, source: str, force: bool = Fals
     return target
 
 
-# what `critic list` says a fine-tuned Flan-T5 Critic is for: simrag's model critic
-FINE_TUNED = "flan-t5 (--critic model)"
-
-
 @dataclass
 class CriticEntry:
     name: str
@@ -57,11 +53,14 @@ class CriticEntry:
     generator: str = ""
     heldout: dict[str, Any] | None = None
     problem: str | None = None
+    # a Flan-T5 model fine-tuned as the Critic (`critic train --fine-tune`): it judges
+    # simrag's rounds under --critic model; `path` is its model folder
+    fine_tuned: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "where": self.where, "path": str(self.path),
                 "generator": self.generator, "heldout": self.heldout or {},
-                "problem": self.problem}  # fmt: skip
+                "problem": self.problem, "fine_tuned": self.fine_tuned}  # fmt: skip
 
 
 def _entry(name: str, where: str, path: Path) -> CriticEntry:
@@ -82,7 +81,7 @@ def entries() -> list[CriticEntry]:
         if info.kind == "critic":
             out.append(_entry(info.name, "store", info.path / CRITIC_FILE))
         elif store.is_fine_tuned_critic(info.path):
-            out.append(CriticEntry(info.name, "store", info.path, FINE_TUNED))
+            out.append(CriticEntry(info.name, "store", info.path, fine_tuned=True))
     for idx in list_indexes():
         own = idx.path / "practice" / CRITIC_FILE
         if own.is_file():
@@ -103,7 +102,7 @@ def verify(name: str | None = None) -> list[tuple[CriticEntry, list[str]]]:
             continue
         problems = [e.problem] if e.problem else []
         if e.where == "store":
-            problems += store.verify(e.path if e.generator == FINE_TUNED else e.path.parent)
+            problems += store.verify(e.path if e.fine_tuned else e.path.parent)
         results.append((e, problems))
     if name is not None and not results:
         raise ModelError(f"no Critic named '{name}' (see `scim-edge critic list`)")

@@ -105,8 +105,16 @@ def test_critic_list_and_verify_name_a_fine_tuned_critic(isolated_home, capsys):
     _fine_tuned_in_store(isolated_home, "ft-critic")
     assert main(["critic", "list", "--json"]) == 0
     listed = {e["name"]: e for e in json.loads(capsys.readouterr().out)}
-    assert listed["ft-critic"]["generator"] == "flan-t5 (--critic model)"
+    assert listed["ft-critic"]["fine_tuned"] is True
     assert main(["critic", "verify", "ft-critic"]) == 0
+
+
+def test_a_fine_tuned_critic_is_never_the_default_generator(isolated_home):
+    """Installed first by name, it still is no model to answer with."""
+    from models import store
+
+    _fine_tuned_in_store(isolated_home, "a-critic")
+    assert store.default_model("seq2seq") is None
 
 
 def test_a_fine_tuned_critic_damaged_fails_verify(isolated_home, capsys):

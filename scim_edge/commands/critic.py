@@ -132,7 +132,7 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from scim_edge.critic_store import FINE_TUNED, entries
+    from scim_edge.critic_store import entries
 
     found = entries()
     if args.json:
@@ -146,8 +146,9 @@ def run_list(args: argparse.Namespace) -> int:
         if e.problem:
             print(f"{e.name:<{width}}  {e.where:<7}  PROBLEM: {e.problem}")
             continue
-        if e.generator == FINE_TUNED:  # no held-out figures of the trained Critic's kind
-            print(f"{e.name:<{width}}  {e.where:<7}  for {e.generator}  {e.path}")
+        if e.fine_tuned:  # no held-out figures of the trained Critic's kind
+            print(f"{e.name:<{width}}  {e.where:<7}  fine-tuned Flan-T5, for --critic model  "
+                  f"{e.path}")  # fmt: skip
             continue
         h = e.heldout or {}
         print(f"{e.name:<{width}}  {e.where:<7}  for {e.generator or '?':<10}  "
