@@ -208,13 +208,11 @@ def _check_whole(key: str, index: Path) -> None:
     carry Tantivy's CRC32 footers (what `doctor --hashes` reads), checked here at the cost
     of reading the index once more."""
     from scim_edge.doctor import index_file_problems
+    from scim_edge.retrieval import rebuild_hint
 
     problems = index_file_problems(index, checksums=True)
     if problems:
-        raise UserError(
-            f"index '{key}' is damaged: {problems[0]}",
-            hint=f"rebuild it before bundling: scim-edge build-index DUMP --name {key} --force",
-        )
+        raise UserError(f"index '{key}' is damaged: {problems[0]}", hint=rebuild_hint(index))
 
 
 def _add_named(into: dict[str, Path], kind: str, names: list[str], base: Path) -> None:

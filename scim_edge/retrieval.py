@@ -133,7 +133,7 @@ def list_indexes() -> list[IndexInfo]:
     return out
 
 
-def _fix(path: Path) -> str:
+def rebuild_hint(path: Path) -> str:
     """How to build the index again where it is: by name under the indexes directory, by
     `--out` anywhere else (a `--name` would build under the indexes directory instead)."""
     if path.parent.resolve() != paths.indexes_dir().resolve():
@@ -234,19 +234,19 @@ class BM25Retriever:
     @classmethod
     def _open_once(cls, path: Path) -> BM25Retriever:
         if not path.is_dir():
-            raise IndexError_(f"no index at {path}", hint=_fix(path))
+            raise IndexError_(f"no index at {path}", hint=rebuild_hint(path))
         manifest = _read_manifest(path)
         if manifest is None:
             raise IndexError_(
                 f"index at {path} is incomplete or corrupt (no readable {MANIFEST})",
-                hint=_fix(path),
+                hint=rebuild_hint(path),
             )
         version = manifest.get("schema_version")
         if version != S.SCHEMA_VERSION:
             raise IndexError_(
                 f"index at {path} has schema version {version!r}; this scim-edge reads "
                 f"{S.SCHEMA_VERSION}",
-                hint=_fix(path),
+                hint=rebuild_hint(path),
             )
         try:
             index = tantivy.Index.open(str(path))
@@ -257,7 +257,7 @@ class BM25Retriever:
             raise IndexError_(
                 f"cannot open index at {path}: "
                 f"{one_line(str(tantivy_failure(e)), 200, at_word=True)}",
-                hint=_fix(path),
+                hint=rebuild_hint(path),
             ) from None
         return cls(path, index, manifest)
 
@@ -330,7 +330,7 @@ class BM25Retriever:
     def _corrupt(self, e: BaseException) -> IndexError_:
         msg = one_line(str(e), 200, at_word=True) or type(e).__name__
         return IndexError_(
-            f"index at {self.path} is corrupt or was removed: {msg}", hint=_fix(self.path)
+            f"index at {self.path} is corrupt or was removed: {msg}", hint=rebuild_hint(self.path)
         )
 
     @contextmanager

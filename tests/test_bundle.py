@@ -139,6 +139,20 @@ def test_a_damaged_index_is_not_bundled(demo_index, tmp_path, capsys):
     assert not out.exists()
 
 
+def test_a_damaged_index_outside_the_home_is_told_to_rebuild_where_it_is(
+    demo_index, tmp_path, capsys
+):
+    index = tmp_path / "elsewhere"
+    shutil.copytree(demo_index, index)
+    segment = max((f for f in index.glob("*.store")), key=lambda f: f.stat().st_size)
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 3] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    rc, _, err = run_cli(capsys, "bundle", tmp_path / "bundle.tar", "--index", index)
+    assert rc == 2
+    assert f"build-index DUMP --out {index} --force" in err
+
+
 def test_an_index_with_passage_vectors_is_bundled(demo_index, tmp_path, capsys):
     """Its vectors' matrix has no Tantivy footer to check, and is no damage."""
     src_home = home()
