@@ -90,8 +90,13 @@ def _train_pairs(index: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         raise UserError(f"index '{index.name}' has no practice set",
                         hint=f"run `scim-edge practice --index {index.name}` first")  # fmt: skip
-    rows = store.read_jsonl(path)
-    return [r for r in rows if r["split"] == "train" and r["kind"] != "choice"]
+    try:
+        rows = store.read_jsonl(path)
+        return [r for r in rows if r["split"] == "train" and r["kind"] != "choice"]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError) as e:
+        why = f"cannot read the practice set {path}: {type(e).__name__} {e}"
+        hint = f"run `scim-edge practice --index {index.name}` again"
+        raise UserError(why, hint=hint) from None
 
 
 def _imports() -> tuple[Any, Any, Path]:
@@ -202,7 +207,7 @@ def _read(torch, model, tok, question: str, texts: list[str]) -> str:
         start, end = out.start_logits[0].tolist(), out.end_logits[0].tolist()
         for i in context:
             for j in context:
-                if i <= j <= i + MAX_SPAN and start[i] + end[j] > best:
+                if i <= j < i + MAX_SPAN and start[i] + end[j] > best:
                     best, answer = start[i] + end[j], text[offsets[i][0] : offsets[j][1]]
     return answer
 
