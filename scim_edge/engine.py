@@ -53,13 +53,9 @@ def check_question(question: str) -> str:
     """Reject what no loop can answer: empty, whitespace-only or over-long questions."""
     if not isinstance(question, str):
         raise UserError("the question must be text")
-    from scim_edge.textutil import undecodable, visible_text
+    from scim_edge.textutil import typed_text
 
-    if undecodable(question):
-        raise UserError("the question is not UTF-8 text", hint="set the terminal to UTF-8")
-    cleaned = visible_text(question)
-    if not cleaned:
-        raise UserError("the question is empty")
+    cleaned = typed_text(question, "question")
     if len(cleaned) > MAX_QUESTION_CHARS:
         raise UserError(
             f"the question is {len(cleaned)} characters long; the limit is {MAX_QUESTION_CHARS}"

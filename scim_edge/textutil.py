@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from scim_edge import paths, porter, treebank
+from scim_edge.errors import UserError
 from scim_edge.verb_forms import base_form
 
 if TYPE_CHECKING:
@@ -98,6 +99,17 @@ def undecodable(text: str) -> bool:
     """`text` holds bytes that were no UTF-8 (an argument typed in a Latin-1 terminal reaches
     Python as lone surrogates, "caf\\udce9"): read as text, "café" would become "caf"."""
     return any("\udc80" <= ch <= "\udcff" for ch in text)
+
+
+def typed_text(text: str, what: str, *, why_empty: str = "") -> str:
+    """What a user typed (a question, a query), as a reader sees it (`visible_text`); a
+    UserError naming `what` when it holds bytes that were no UTF-8 or nothing visible."""
+    if undecodable(text):
+        raise UserError(f"the {what} is not UTF-8 text", hint="set the terminal to UTF-8")
+    cleaned = visible_text(text)
+    if not cleaned:
+        raise UserError(f"the {what} is empty{why_empty}")
+    return cleaned
 
 
 def visible_text(text: str) -> str:

@@ -25,21 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scim_edge.retrieval import BM25Retriever, resolve_index_dir
-    from scim_edge.settings import MOST_PASSAGES
+    from scim_edge.settings import MOST_PASSAGES, load_settings
+    from scim_edge.textutil import typed_text
 
     if args.k <= 0:
         raise UserError(f"-k must be a positive number (got {args.k})")
     if args.k > MOST_PASSAGES:
         raise UserError(f"-k must be at most {MOST_PASSAGES:,} (got {args.k})")
-    from scim_edge.textutil import undecodable, visible_text
-
-    if undecodable(args.query):
-        raise UserError("the query is not UTF-8 text", hint="set the terminal to UTF-8")
-    query = visible_text(args.query)
-    if not query:
-        raise UserError("the query is empty")
-    from scim_edge.settings import load_settings
-
+    query = typed_text(args.query, "query")
     # --index, else SCIM_EDGE_INDEX or the config file's `index`, as `ask` reads them
     index = load_settings(overrides={"index": args.index}).index
     check_index(index)
