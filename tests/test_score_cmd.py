@@ -70,6 +70,16 @@ def test_score_missing_file(capsys, tmp_path):
     assert "not found" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("flag", ["--question", "--answer"])
+def test_score_text_that_is_not_utf8_is_refused(flag, capsys, passages):
+    """As ask and search refuse it: "café" typed in a Latin-1 terminal is not "caf"."""
+    args = {"--question": "Who painted the Mona Lisa?", "--answer": "Leonardo"}
+    args[flag] = "caf\udce9"
+    rc = main(["score", *(x for kv in args.items() for x in kv), "--passages", str(passages)])
+    assert rc == 2
+    assert "not UTF-8" in capsys.readouterr().err
+
+
 def test_score_a_folder_is_named_a_folder(capsys, tmp_path):
     assert main(["score", *ARGS, "--passages", str(tmp_path)]) == 2
     assert "names a folder" in capsys.readouterr().err

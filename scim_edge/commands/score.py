@@ -72,14 +72,10 @@ def read_passages(path: Path) -> list[Passage]:
 def run(args: argparse.Namespace) -> int:
     from scim_edge.quality import Evaluator, confidence
     from scim_edge.settings import load_settings
-    from scim_edge.textutil import visible_text
+    from scim_edge.textutil import typed_text
 
-    question = visible_text(args.question)
-    if not question:
-        raise UserError("the question is empty")
-    answer = visible_text(args.answer)
-    if not answer:
-        raise UserError("the answer is empty: there is nothing to score")
+    question = typed_text(args.question, "question")
+    answer = typed_text(args.answer, "answer", why_empty=": there is nothing to score")
     passages = read_passages(Path(args.passages))
     settings = load_settings({"profile": args.profile})
     report = Evaluator(settings).score(question, answer, passages)
