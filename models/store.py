@@ -49,6 +49,11 @@ class ModelInfo:
     variants: list[str] = field(default_factory=list)
     size_bytes: int = 0
     problem: str | None = None
+    role: str = ""  # "critic": a Flan-T5 fine-tuned as the Critic (`is_fine_tuned_critic`)
+
+    @property
+    def fine_tuned_critic(self) -> bool:
+        return self.kind == "seq2seq" and self.role == "critic"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -229,7 +234,11 @@ def is_fine_tuned_critic(model_dir: Path) -> bool:
         manifest = read_manifest(model_dir)
     except ModelError:
         return False
-    return manifest.get("kind") == "seq2seq" and manifest.get("role") == "critic"
+    return ModelInfo("", model_dir, str(manifest["kind"]), role=_role(manifest)).fine_tuned_critic
+
+
+def _role(manifest: dict[str, Any]) -> str:
+    return str(manifest.get("role", ""))
 
 
 def list_models() -> list[ModelInfo]:
@@ -249,6 +258,7 @@ def list_models() -> list[ModelInfo]:
             out.append(info)
             continue
         info.kind = m["kind"]
+        info.role = _role(m)
         info.source = str(m.get("source", ""))
         info.created = str(m.get("created", ""))
         info.variants = sorted(m["variants"])
@@ -265,7 +275,7 @@ def default_model(kind: str = "seq2seq") -> Path | None:
     """The first sound installed model of `kind` (by name), or None when there is none. A
     Flan-T5 fine-tuned as the Critic is never the generator by default."""
     for info in list_models():
-        if info.problem is None and info.kind == kind and not is_fine_tuned_critic(info.path):
+        if info.problem is None and info.kind == kind and not info.fine_tuned_critic:
             return info.path
     return None
 

@@ -80,7 +80,7 @@ def entries() -> list[CriticEntry]:
     for info in store.list_models():
         if info.kind == "critic":
             out.append(_entry(info.name, "store", info.path / CRITIC_FILE))
-        elif store.is_fine_tuned_critic(info.path):
+        elif info.fine_tuned_critic:
             out.append(CriticEntry(info.name, "store", info.path, fine_tuned=True))
     for idx in list_indexes():
         own = idx.path / "practice" / CRITIC_FILE
