@@ -634,3 +634,16 @@ def test_resume_of_a_folder_with_no_run_is_refused(qa_file: Path, tmp_path: Path
     with pytest.raises(UserError, match="nothing to resume in"):
         _evaluate(FakeEngine(), qa_file, out, ["standard"], resume=True)
     assert not out.exists()
+
+
+def test_resume_refuses_other_systems(qa_file: Path, tmp_path: Path) -> None:
+    """The report covers the resuming command's runs, so resuming with other --systems
+    would leave the interrupted systems' answers out of report.md: it is refused, naming
+    both."""
+    out = tmp_path / "out"
+    eng = FakeEngine()
+    eng.interrupt_after = 7
+    with pytest.raises(KeyboardInterrupt):
+        _evaluate(eng, qa_file, out, ["standard", "scim"])
+    with pytest.raises(UserError, match="it ran standard, scim and would run standard now"):
+        _evaluate(FakeEngine(), qa_file, out, ["standard"], resume=True)

@@ -450,11 +450,18 @@ def _repair_tail(path: Path) -> None:
 
 
 def fingerprint(
-    settings: Settings, index: str, generator: str, qa_bytes: bytes, index_built: str = ""
+    settings: Settings,
+    index: str,
+    generator: str,
+    qa_bytes: bytes,
+    index_built: str = "",
+    runs: Sequence[str] = (),
 ) -> dict[str, Any]:
     """What must not change between an interrupted run and its resumption: among it the
     index by name and by when it was built, so that an index rebuilt in between (or
-    another folder of the same name) is not taken for the one the first half read."""
+    another folder of the same name) is not taken for the one the first half read, and
+    the runs (systems and sweeps), since the report covers the runs of the resuming
+    command: others would keep their rows in per_question.jsonl but leave the report."""
     s = settings.to_dict()
     s.pop("loop", None)
     s.pop("index", None)  # as typed ("sample" or its folder): `index` names it
@@ -465,6 +472,7 @@ def fingerprint(
         "generator": generator,
         "qa_sha256": hashlib.sha256(qa_bytes).hexdigest(),
         "text_tools": tu.text_tools(),
+        "runs": list(runs),
     }
 
 
@@ -495,7 +503,8 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
         except (OSError, json.JSONDecodeError):
             old = None
         if old is not None:
-            for key in ("qa_sha256", "index", "index_built", "generator", "settings"):
+            old.setdefault("runs", fp["runs"])  # a run file written before runs were kept
+            for key in ("qa_sha256", "index", "index_built", "generator", "settings", "runs"):
                 if old.get(key) != fp[key]:
                     raise UserError(
                         f"cannot resume {out}: {_what_differs(key, old.get(key), fp[key])}"
@@ -512,6 +521,10 @@ def _what_differs(key: str, then: Any, now: Any) -> str:
         return "the QA file differs from the interrupted run's"
     if key == "index_built":
         return f"its index was built at {then or 'an unknown time'} and now at {now}"
+    if key == "runs":
+        return (
+            f"it ran {', '.join(then) or 'nothing'} and would run {', '.join(now) or 'nothing'} now"
+        )
     if key == "settings" and isinstance(then, dict) and isinstance(now, dict):
         for k in sorted(set(then) | set(now)):
             if then.get(k) != now.get(k):
@@ -872,7 +885,7 @@ def evaluate(
     generator = getattr(engine.generator, "name", str(engine.generator))
     manifest = getattr(getattr(engine, "retriever", None), "manifest", None) or {}
     built = str(manifest.get("built_at", "")) if isinstance(manifest, dict) else ""
-    fp = fingerprint(settings, engine.index_name, generator, qa_bytes, built)
+    fp = fingerprint(settings, engine.index_name, generator, qa_bytes, built, [r.key for r in runs])
     done = prepare_out(out, fp, resume)
     for note in notes:
         progress.note(note)
