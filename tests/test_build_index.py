@@ -333,6 +333,7 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
     demo = str(demo_dump_path())
     return {
         "missing": ([str(tmp / "nope.xml.bz2")], "no such file"),
+        "name-too-long": ([str(tmp / ("a" * 300 + ".xml.bz2"))], "cannot read the dump"),
         "empty-path": ([""], "the dump path is empty"),
         "directory": ([str(tmp)], "is a directory"),
         "non-xml": ([str(tmp / "notes.txt")], "not an XML dump"),
@@ -354,7 +355,8 @@ def _bad_inputs(tmp: Path) -> dict[str, tuple[list[str], str]]:
 
 
 CASES = [
-    "missing", "empty-path", "directory", "non-xml", "truncated-bz2", "xml-breaks-off",
+    "missing", "name-too-long", "empty-path", "directory", "non-xml", "truncated-bz2",
+    "xml-breaks-off",
     "malformed-midway", "zero-articles", "unknown-encoding", "unwritable-output",
     "read-only-parent",
     "parent-is-a-file", "output-is-a-file", "bad-passage-words",

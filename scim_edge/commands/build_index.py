@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -123,6 +124,18 @@ def check_target(out: Path, force: bool) -> None:
         raise UserError(f"cannot write the index to {out}: {parent} is not a directory")
 
 
+def os_failure(e: OSError, dump: str, out: Path) -> str:
+    """One line for an OSError of a build, blaming what failed: the dump when the error
+    names it (a path too long for the file system, a dump that vanished or became
+    unreadable mid-build), else the index being written."""
+    name = getattr(e, "filename", None)
+    reason = e.strerror or str(e)
+    if name is not None and dump != "-" and os.path.abspath(name) == os.path.abspath(dump):
+        return f"cannot read the dump {dump}: {reason}"
+    where = f" ({name})" if name else ""
+    return f"cannot write the index to {out}: {reason}{where}"
+
+
 def run(args: argparse.Namespace) -> int:
     from index_builder.build import build_index
     from index_builder.progress import ProgressReporter, summary
@@ -163,8 +176,7 @@ def run(args: argparse.Namespace) -> int:
         return 130
     except OSError as e:
         reporter.abort()
-        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
-        raise UserError(f"cannot write the index to {out}: {e.strerror or e}{where}") from None
+        raise UserError(os_failure(e, args.dump, out)) from None
     if args.embeddings:
         sys.stderr.write("\n")
     print(summary(manifest, str(out)))
