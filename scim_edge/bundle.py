@@ -593,15 +593,7 @@ def install_bundle(
     staging = home / f"{TMP_PREFIX}{STAGING_NAME}-{os.getpid()}-{os.urandom(3).hex()}"
     try:
         staging.mkdir()
-        units = _stage(archive, staging, home, size, progress)
-        for u in units.values():
-            if u.target.exists() or u.target.is_symlink():
-                if not force:
-                    raise UserError(
-                        f"{u.kind} '{u.name}' already exists at {u.target}; nothing was installed",
-                        hint="use --force to replace it",
-                    )
-                u.replaced = True
+        units = _stage(archive, staging, home, size, progress, force)
         installed = [_install(u, staging, force) for u in units.values()]
     except OSError as err:
         shutil.rmtree(staging, ignore_errors=True)
@@ -631,8 +623,22 @@ def _is_compressed(archive: Path) -> bool:
     return head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ"))
 
 
+def _new_unit(kind: str, name: str, unit_rel: str, target: Path, force: bool) -> Unit:
+    """A unit met for the first time in the archive: one that is installed already is
+    refused at once, before the rest of a bundle of gigabytes is read and verified."""
+    unit = Unit(kind, name, unit_rel, target)
+    if target.exists() or target.is_symlink():
+        if not force:
+            raise UserError(
+                f"{kind} '{name}' already exists at {target}; nothing was installed",
+                hint="use --force to replace it",
+            )
+        unit.replaced = True
+    return unit
+
+
 def _stage(
-    archive: Path, staging: Path, home: Path, total: int, progress: Progress
+    archive: Path, staging: Path, home: Path, total: int, progress: Progress, force: bool
 ) -> dict[str, Unit]:
     """Extract every member into `staging`, checking names and hashing; then compare with
     BUNDLE.json. Returns the units to install, keyed by their archive path."""
@@ -663,7 +669,9 @@ def _stage(
                     seen[key] = ("", len(data))
                     continue
                 kind, name, unit_rel, target = _unit_of(rel, home)
-                unit = units.setdefault(unit_rel, Unit(kind, name, unit_rel, target))
+                if unit_rel not in units:
+                    units[unit_rel] = _new_unit(kind, name, unit_rel, target, force)
+                unit = units[unit_rel]
                 dest = staging / rel
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 digest, n = _write_member(src, dest)

@@ -180,6 +180,16 @@ def test_unbundle_refuses_to_overwrite_without_force(demo_index, tmp_path, capsy
     assert [p.name for p in (home() / "indexes").iterdir()] == ["demo"]
 
 
+def test_unbundle_refuses_an_installed_index_before_verifying(demo_index, tmp_path, capsys):
+    """The conflict is known from the archive's first member: the refusal is the only line,
+    with no verify progress before it (a bundle of gigabytes is not read to be refused)."""
+    shutil.copytree(demo_index, home() / "indexes" / "demo")
+    out = tmp_path / "b.tar"
+    assert run_cli(capsys, "bundle", out, "--index", "demo")[0] == 0
+    _, _, err = run_cli(capsys, "unbundle", out)
+    assert err.count("\n") == 1, err
+
+
 def test_bundle_errors_leave_no_file(tmp_path, capsys):
     out = tmp_path / "b.tar"
     rc, _, err = run_cli(capsys, "bundle", out)
