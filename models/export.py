@@ -117,9 +117,34 @@ def detect_kind(source: str, local: bool) -> str:
     return "embedding" if source.startswith("sentence-transformers/") else "seq2seq"
 
 
+def _check_hub_reachable(source: str) -> None:
+    """A hub id not in the local cache needs the hub: when its host name does not even
+    resolve (no network), say so at once, in one line, instead of letting the hub
+    library retry for half a minute with a warning each time."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants, try_to_load_from_cache
+
+    if constants.HF_HUB_OFFLINE or isinstance(try_to_load_from_cache(source, "config.json"), str):
+        return  # the hub library answers these from its cache, or says it is offline
+    host = urlsplit(constants.ENDPOINT).hostname or constants.ENDPOINT
+    try:
+        socket.getaddrinfo(host, 443)
+    except (socket.gaierror, UnicodeError) as e:
+        reason = getattr(e, "strerror", None) or str(e)
+        raise ModelError(
+            f"cannot download {source}: {host} cannot be reached ({reason}); export on a "
+            "connected machine and bring the model here with `scim-edge bundle` and "
+            "`scim-edge unbundle`, or give --from a local model folder"
+        ) from None
+
+
 def _load_config(source: str, local: bool) -> Any:
     from transformers import AutoConfig
 
+    if not local:
+        _check_hub_reachable(source)
     try:
         return AutoConfig.from_pretrained(source, local_files_only=local)
     except Exception as e:  # noqa: BLE001 - any failure here is the user's source

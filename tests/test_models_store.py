@@ -227,6 +227,23 @@ def test_export_of_non_t5_source_is_one_line(tmp_path, capsys):
     assert not paths.models_dir().exists() or not list(paths.models_dir().iterdir())
 
 
+def test_export_from_the_hub_with_no_network_is_one_line_at_once(capsys, monkeypatch):
+    """A hub id with no network: one line naming the unreachable host, and no retries
+    (the hub library would retry for ~25 s, warning each time)."""
+    pytest.importorskip("transformers")
+    import socket
+
+    def no_dns(*args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(socket, "getaddrinfo", no_dns)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)  # the suite runs offline
+    rc, _, err = run_cli(capsys, "models", "export", "--from", "nobody/no-such-model")
+    assert_one_line_error(rc, err, "cannot be reached", "--from a local model folder")
+
+
 def test_export_extra_missing_prints_pip_command(tmp_path, capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "optimum.exporters.onnx", None)
     rc, _, err = run_cli(capsys, "models", "export", "--from", str(tmp_path))
