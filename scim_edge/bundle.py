@@ -207,7 +207,7 @@ def _check_whole(key: str, index: Path) -> None:
     it is packed, so they would vouch for the damage on the other side; an index's files
     carry Tantivy's CRC32 footers (what `doctor --hashes` reads), checked here at the cost
     of reading the index once more."""
-    from scim_edge.doctor import index_file_problems
+    from scim_edge.index_files import index_file_problems
     from scim_edge.retrieval import rebuild_hint
 
     problems = index_file_problems(index, checksums=True)

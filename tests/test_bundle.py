@@ -20,10 +20,10 @@ import zlib
 from pathlib import Path
 
 import pytest
+from scim_edge.index_files import TANTIVY_FOOTER_MAGIC
 
 from scim_edge.bundle import META_NAME, SUMS_NAME
 from scim_edge.cli import main
-from scim_edge.doctor import TANTIVY_FOOTER_MAGIC
 from scim_edge.retrieval import BM25Retriever
 
 
