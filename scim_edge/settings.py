@@ -10,6 +10,7 @@ means what it says.
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -164,6 +165,12 @@ def _like_default(key: str, default: Any, value: Any) -> Any:
         return float(value)
     if key == "threads":  # None by default (ONNX Runtime's own choice); "4" from the environment
         return None if value is None else _as_int(value)
+    if key == "hallucination_warning":  # None by default (no warning); "0.5" from the environment
+        if value is None:
+            return None
+        if isinstance(value, bool):
+            raise ValueError
+        return float(value)
     if value is None or isinstance(value, str):
         return value
     return str(value)
@@ -228,10 +235,16 @@ def validate(s: Settings) -> Settings:
         "fast_path_threshold",
         "augment_threshold",
         "refine_threshold",
+        "critic_min_consistency",
+        "critic_min_factuality",
+        "critic_min_completeness",
     ):
         v = getattr(s, key)
         if not _is_number(v) or not 0.0 <= v <= 1.0:
             raise bad(key, "must be between 0 and 1")
+    warn = s.hallucination_warning
+    if warn is not None and (not _is_number(warn) or not 0.0 <= warn <= 1.0):
+        raise bad("hallucination_warning", "must be between 0 and 1")
     for key in (
         "t_max",
         "k1",
@@ -257,7 +270,10 @@ def validate(s: Settings) -> Settings:
         raise bad("threads", "must be a positive integer")
     if s.threads is not None and s.threads > _MOST_THREADS:
         raise bad("threads", f"must be at most {_MOST_THREADS}")
-    if any(w < 0 for w in s.weights) or abs(sum(s.weights) - 1.0) > 1e-6:
+    if (
+        not all(_is_number(w) and math.isfinite(w) and w >= 0 for w in s.weights)
+        or abs(sum(s.weights) - 1.0) > 1e-6
+    ):
         raise bad("weights", "must be five non-negative numbers summing to 1")
     choices = {
         "profile": tuple(PROFILES),

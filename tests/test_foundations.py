@@ -101,6 +101,29 @@ def test_a_typo_s_huge_number_is_refused_before_any_search(environ, why):
     assert why in str(e.value)
 
 
+@pytest.mark.parametrize(
+    "environ, why",
+    [
+        ({"SCIM_EDGE_WEIGHTS": "nan,0,0,0,1"}, "setting 'weights' must be five non-negative"),
+        ({"SCIM_EDGE_HALLUCINATION_WARNING": "abc"}, "'hallucination_warning' has an invalid"),
+        ({"SCIM_EDGE_HALLUCINATION_WARNING": "2"}, "'hallucination_warning' must be between"),
+        ({"SCIM_EDGE_CRITIC_MIN_FACTUALITY": "5"}, "'critic_min_factuality' must be between"),
+    ],
+)
+def test_values_a_loop_would_choke_on_are_refused(environ, why):
+    """NaN weights made Q NaN (and --json print NaN, which is no JSON); a warning level
+    kept as text stopped `ask` with a TypeError; a Critic's minimum above 1 rejects all."""
+    with pytest.raises(ConfigError) as e:
+        load_settings(use_config=False, environ=environ)
+    assert why in str(e.value)
+
+
+def test_a_hallucination_warning_level_is_a_number(tmp_path):
+    cfg = tmp_path / "c.toml"
+    cfg.write_text("[settings]\nhallucination_warning = 0.5\n")
+    assert load_settings(config_file=cfg, environ={}).hallucination_warning == 0.5
+
+
 def test_threads_a_larger_machine_s_config_asks_for_still_load():
     """The bound of a setting is no machine's: 64 threads load on 2 cores."""
     assert load_settings(use_config=False, environ={"SCIM_EDGE_THREADS": "64"}).threads == 64
