@@ -49,7 +49,7 @@ from index_builder import rss_trim
 from index_builder import schema as S
 from index_builder.dump_reader import DumpReader, Page, make_pool, stop_pool
 from index_builder.passages import split_sections
-from scim_edge import __version__
+from scim_edge import __version__, jsonl
 from scim_edge.atomic import (
     atomic_dir,
     clear_stale,
@@ -710,7 +710,7 @@ def _results(
 
 
 def read_manifest(index_dir: Path) -> dict[str, Any]:
-    return json.loads((Path(index_dir) / MANIFEST).read_text(encoding="utf-8"))
+    return jsonl.loads((Path(index_dir) / MANIFEST).read_text(encoding="utf-8"))
 
 
 __all__ = ["build_index", "BatchResult", "ProgressInfo", "process_pages", "MANIFEST"]

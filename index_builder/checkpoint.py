@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scim_edge import jsonl
 from scim_edge.atomic import PARTIAL_PREFIX, write_text
 from scim_edge.errors import UserError
 
@@ -95,7 +96,7 @@ class Checkpoint:
     @classmethod
     def load(cls, work: Path) -> Checkpoint | None:
         try:
-            data = json.loads((work / CHECKPOINT).read_text(encoding="utf-8"))
+            data = jsonl.loads((work / CHECKPOINT).read_text(encoding="utf-8"))
             if data.get("format") != FORMAT:
                 return None
             return cls(**data)
@@ -130,7 +131,7 @@ def mismatch(old: Checkpoint, source: dict[str, Any], options: dict[str, Any]) -
 def committing(work: Path) -> int:
     """Results past the checkpoint that may already be in the Tantivy index (see module doc)."""
     try:
-        return int(json.loads((work / COMMITTING).read_text(encoding="utf-8"))["results"])
+        return int(jsonl.loads((work / COMMITTING).read_text(encoding="utf-8"))["results"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0
 

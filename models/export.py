@@ -31,7 +31,7 @@ from typing import Any
 
 from models import static_embedding, store
 from models.seq2seq import open_session
-from scim_edge import paths
+from scim_edge import jsonl, paths
 from scim_edge.atomic import atomic_dir
 from scim_edge.errors import ModelError, UserError
 
@@ -83,7 +83,7 @@ def exporter_versions() -> dict[str, str]:
 
 def _read_json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModelError(f"cannot read {path}: {e}") from None
     if not isinstance(data, dict):
@@ -474,7 +474,7 @@ def _sentence_transformers_config(src: str, local: bool) -> tuple[dict, dict]:
         root = Path(src)
         modules_path = root / "modules.json"
         if modules_path.is_file():
-            modules = json.loads(modules_path.read_text(encoding="utf-8"))
+            modules = jsonl.loads(modules_path.read_text(encoding="utf-8"))
             normalize = any(str(m.get("type", "")).endswith(".Normalize") for m in modules)
             for m in modules:
                 if str(m.get("type", "")).endswith(".Pooling"):

@@ -28,6 +28,7 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 from models import ort_probe, store
+from scim_edge import jsonl
 from scim_edge.errors import ModelError
 
 log = logging.getLogger("scim_edge.models")
@@ -104,7 +105,7 @@ def read_json(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModelError(f"cannot read {path}: {e}") from None
     return data if isinstance(data, dict) else {}

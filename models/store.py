@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scim_edge import paths
+from scim_edge import jsonl, paths
 from scim_edge.atomic import OLD_PREFIX, atomic_dir, is_hidden_temp
 from scim_edge.errors import ModelError
 
@@ -141,7 +141,7 @@ def read_manifest(model_dir: Path) -> dict[str, Any]:
             hint="export one with `scim-edge models export --from DIR_OR_HUB_ID`",
         )
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ModelError(f"cannot read {path}: {e}") from None
     if not isinstance(data, dict) or data.get("kind") not in KINDS:

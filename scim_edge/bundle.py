@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
 
-from scim_edge import __version__, paths
+from scim_edge import __version__, jsonl, paths
 from scim_edge.atomic import (
     TMP_PREFIX,
     alive,
@@ -702,7 +702,7 @@ def _verify(
     if meta_bytes is None:
         raise _bad(archive, f"it has no {META_NAME} (not a scim-edge bundle, or truncated)")
     try:
-        meta = json.loads(meta_bytes)
+        meta = jsonl.loads(meta_bytes)
     except (ValueError, UnicodeDecodeError):
         raise _bad(archive, f"its {META_NAME} is not valid JSON") from None
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
@@ -793,7 +793,7 @@ def _install(unit: Unit, staging: Path, force: bool) -> Unit:
 
 def _read_manifest(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+        data = jsonl.loads((path / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

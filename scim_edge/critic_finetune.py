@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from scim_edge import jsonl
 from scim_edge.atomic import write_text
 from scim_edge.critic import CRITIC_PROMPT
 from scim_edge.errors import ModelError, UserError
@@ -104,7 +105,7 @@ def fine_tune(
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     manifest_path = path / "manifest.json"
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest = jsonl.loads(manifest_path.read_text(encoding="utf-8"))
     # the export read the temporary folder, gone now: the source is the model fine-tuned
     manifest.update({"role": "critic", "source": str(src), "fine_tuned_from": str(src),
                      "steps": steps, "examples": len(data)})  # fmt: skip

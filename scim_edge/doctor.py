@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import errno
-import json
 import os
 import shutil
 import socket
@@ -30,7 +29,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
-from scim_edge import __version__, paths
+from scim_edge import __version__, jsonl, paths
 from scim_edge.atomic import alive, is_hidden_temp
 from scim_edge.errors import UserError
 from scim_edge.index_files import index_file_problems
@@ -464,7 +463,7 @@ def _check_index(d: Path, checksums: bool) -> Check:
     rebuild = f"rebuild it: scim-edge build-index DUMP --name {d.name} --force"
     mpath = d / "manifest.json"
     try:
-        manifest = json.loads(mpath.read_text(encoding="utf-8"))
+        manifest = jsonl.loads(mpath.read_text(encoding="utf-8"))
         if not isinstance(manifest, dict):
             raise ValueError("not a JSON object")
     except FileNotFoundError:

@@ -11,12 +11,12 @@ Both need the same three things, and neither should import the other to get them
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scim_edge import jsonl
 from scim_edge.errors import IndexError_
 from scim_edge.types import Passage
 
@@ -106,7 +106,7 @@ def _index_model_dir(index_dir: Path | None, name: str | None = None) -> Path | 
     if index_dir is None or not (index_dir / META).is_file():
         return None
     try:
-        meta = json.loads((index_dir / META).read_text(encoding="utf-8"))
+        meta = jsonl.loads((index_dir / META).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if name is not None and meta.get("model") != name:
@@ -160,7 +160,7 @@ def open_embeddings(index_dir: Path) -> Embeddings:
             "add them with `scim-edge build-index --embeddings MODEL --name NAME`"
         )
     try:
-        meta = json.loads((index_dir / META).read_text(encoding="utf-8"))
+        meta = jsonl.loads((index_dir / META).read_text(encoding="utf-8"))
         count, dim = int(meta["count"]), int(meta["dim"])
         doc_ids = [str(d) for d in meta["doc_ids"]]
     except (OSError, ValueError, KeyError, TypeError) as e:

@@ -5,8 +5,9 @@ copy is named before it answers wrongly or is shipped with fresh hashes."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from scim_edge import jsonl
 
 TANTIVY_FOOTER_MAGIC = 1337
 
@@ -18,7 +19,7 @@ def index_file_problems(d: Path, *, checksums: bool) -> list[str]:
     otherwise answer wrongly or fail only when a query touches the bad part."""
     problems: list[str] = []
     try:
-        managed = json.loads((d / ".managed.json").read_text(encoding="utf-8"))
+        managed = jsonl.loads((d / ".managed.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         managed = None
     if isinstance(managed, list):
@@ -59,7 +60,7 @@ def _footer_crc_problem(f: Path) -> str | None:
             return "is truncated or corrupt (footer missing)"
         fh.seek(size - 8 - length)
         try:
-            want = json.loads(fh.read(length))["crc"]
+            want = jsonl.loads(fh.read(length))["crc"]
         except (ValueError, KeyError, TypeError):
             return "is corrupt (unreadable footer)"
         fh.seek(0)

@@ -1,8 +1,23 @@
-"""JSON Lines: the one rule for splitting them into lines."""
+"""JSON and JSON Lines: the one rule for splitting them into lines, and the one parse of
+a JSON document that a damaged or hostile file cannot turn into a traceback."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from typing import Any
+
+
+def loads(text: str | bytes) -> Any:
+    """`json.loads`, with a document nested too deeply for Python's parser raised as the
+    JSONDecodeError (a ValueError) of any other damaged file: the parser's RecursionError
+    is caught by no `except ValueError`, and `[[[[…` from a broken disk or a prank would
+    otherwise end a command with a traceback."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        doc = text if isinstance(text, str) else ""
+        raise json.JSONDecodeError("nested too deeply to read", doc, 0) from None
 
 
 def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:

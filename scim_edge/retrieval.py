@@ -14,7 +14,6 @@ never gets the manifest of one index with the segments of another.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -25,7 +24,7 @@ from typing import Any
 import tantivy
 
 from index_builder import schema as S
-from scim_edge import lead_names, paths, proximity
+from scim_edge import jsonl, lead_names, paths, proximity
 from scim_edge.atomic import is_hidden_temp
 from scim_edge.errors import IndexError_, UserError
 from scim_edge.textutil import STOPWORDS
@@ -114,7 +113,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 
 def _read_manifest(path: Path) -> dict[str, Any] | None:
     try:
-        data = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
+        data = jsonl.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None

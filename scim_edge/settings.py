@@ -300,6 +300,8 @@ def read_config(path: Path | None = None) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
+    except RecursionError:  # the parser's, on arrays or tables nested thousands deep
+        raise ConfigError(f"config file {path} nests too deeply to be a config") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"cannot read config file {path}: {e}") from None
     data = data.get("settings", data)

@@ -36,7 +36,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from scim_edge import paths, porter, treebank
+from scim_edge import jsonl, paths, porter, treebank
 from scim_edge.errors import UserError
 from scim_edge.verb_forms import base_form
 
@@ -336,7 +336,6 @@ class UDPerceptronTagger:
     def load(cls) -> UDPerceptronTagger | None:
         import gzip
         import importlib.util
-        import json
         from importlib import metadata
 
         try:
@@ -348,7 +347,7 @@ class UDPerceptronTagger:
                 return None
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
-            raw = json.loads(gzip.decompress(data.read_bytes()).decode("utf-8"))
+            raw = jsonl.loads(gzip.decompress(data.read_bytes()).decode("utf-8"))
             model = module.Tagger(
                 weights=raw["weights"],
                 tagdict=raw["tagdict"],

@@ -30,7 +30,6 @@ chosen by name is refused with one line.
 
 from __future__ import annotations
 
-import json
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -41,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from scim_edge import paths
+from scim_edge import jsonl, paths
 from scim_edge.boosted_trees import KIND as TREES
 from scim_edge.boosted_trees import BoostedTrees, fit_boosted_trees
 from scim_edge.critic_features import FEATURES, ROUNDS_FEATURES, rounds_features, vector
@@ -414,7 +413,7 @@ def fit_across_rounds(
 def _load(path_text: str, mtime: float) -> TrainedCritic:
     path = Path(path_text)
     try:
-        return TrainedCritic.from_dict(json.loads(path.read_text(encoding="utf-8")), str(path))
+        return TrainedCritic.from_dict(jsonl.loads(path.read_text(encoding="utf-8")), str(path))
     except _OtherFeatures as e:
         raise OutdatedCritic(
             f"Critic file {path} was fitted by another version of scim-edge ({e})",

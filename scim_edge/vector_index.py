@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scim_edge import jsonl
 from scim_edge.embeddings import (
     MATRIX,
     META,
@@ -266,7 +267,7 @@ def add_embeddings(
     if not manifest_path.is_file():
         raise IndexError_(f"{index_dir} is not a scim-edge index (no manifest.json)")
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = jsonl.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         raise IndexError_(f"{manifest_path} is unreadable ({e}); rebuild the index") from None
     model = load_writer_model(model_path, variant)  # a bad model fails before anything

@@ -319,3 +319,36 @@ def test_score_passages_loader_accepts_every_valid_file(tmp_path_factory, objs):
     path.write_bytes(_encode(_lines(objs, [])))
     assert [p.text for p in read_passages(path)] == [o["text"] for o in objs]
     COUNTS["passages loader (valid): parsed"] += 1
+
+
+# ---- documents nested too deeply for Python's parsers ------------------------------------
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("what", ["qa file", "passages", "model manifest", "config"])
+def test_a_document_nested_too_deeply_is_one_line(tmp_path, what):
+    """json and tomllib raise RecursionError (caught by no `except ValueError`) on arrays
+    nested thousands deep; every reader of a user's file says it is damaged instead."""
+    from scim_edge.commands.score import read_passages
+    from scim_edge.errors import ConfigError, ModelError
+    from scim_edge.evaluation.qa_io import load_qa
+    from scim_edge.settings import load_settings
+
+    path = tmp_path / "f"
+    path.write_text(DEEP_JSON)
+    if what == "qa file":
+        call, errors = (lambda: load_qa(path)), UserError
+    elif what == "passages":
+        call, errors = (lambda: read_passages(path)), UserError
+    elif what == "model manifest":
+        from models.store import read_manifest
+
+        path.rename(tmp_path / "manifest.json")
+        call, errors = (lambda: read_manifest(tmp_path)), ModelError
+    else:
+        path.write_text("[settings]\ntheta = " + "[" * 5000 + "]" * 5000 + "\n")
+        call, errors = (lambda: load_settings(config_file=path, environ={})), ConfigError
+    with pytest.raises(errors) as e:
+        call()
+    assert "nest" in str(e.value)

@@ -7,6 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
+from scim_edge import jsonl
 from scim_edge.commands._args import nonempty
 from scim_edge.commands._output import print_json
 from scim_edge.errors import UserError
@@ -49,7 +50,7 @@ def read_passages(path: Path) -> list[Passage]:
     out: list[Passage] = []
     for n, line in jsonl_lines(text):
         try:
-            obj = json.loads(line)
+            obj = jsonl.loads(line)
         except json.JSONDecodeError as e:
             raise UserError(f"{path}:{n}: not valid JSON ({e.msg})") from None
         if isinstance(obj, str):

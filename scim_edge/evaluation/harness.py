@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from scim_edge import jsonl
 from scim_edge import textutil as tu
 from scim_edge.errors import UserError
 from scim_edge.evaluation import metrics
@@ -429,7 +430,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     last = text.count("\n") + 1
     for line_no, line in jsonl_lines(text):
         try:
-            out.append(json.loads(line))
+            out.append(jsonl.loads(line))
         except json.JSONDecodeError:
             if line_no == last:  # torn last line
                 continue
@@ -499,7 +500,7 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
         )
     if resume and run_file.exists():
         try:
-            old = json.loads(run_file.read_text(encoding="utf-8"))
+            old = jsonl.loads(run_file.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             old = None
         if old is not None:

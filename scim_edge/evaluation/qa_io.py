@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scim_edge import jsonl
 from scim_edge.engine import check_question
 from scim_edge.errors import UserError
 from scim_edge.jsonl import jsonl_lines
@@ -42,7 +43,7 @@ def _str_list(value: Any, key: str) -> tuple[str, ...]:
 
 def _load_object(text: str) -> dict[str, Any]:
     try:
-        obj = json.loads(text)
+        obj = jsonl.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not valid JSON ({e.msg} at column {e.colno})") from None
     if not isinstance(obj, dict):

@@ -12,7 +12,6 @@ A damaged weights file is a `ModelError` naming the file and the fix, never a tr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from scim_edge import jsonl
 from scim_edge.errors import ModelError
 from scim_edge.generation import reader_features as rf
 from scim_edge.lead_types import LeadTypes
@@ -99,7 +99,7 @@ def _check(model: LinearModel, where: Path | str) -> LinearModel:
 def _load(path_text: str, mtime: float) -> LinearModel:
     path = Path(path_text)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
         return _check(LinearModel.from_dict(data), path)
     except _OtherFeatures as e:
         raise OutdatedReader(

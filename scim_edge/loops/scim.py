@@ -63,7 +63,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scim_edge import paths
+from scim_edge import jsonl, paths
 from scim_edge import query_formulation as qf
 from scim_edge import textutil as tu
 from scim_edge.atomic import write_text
@@ -404,7 +404,7 @@ def _write_cached(path, answer: Answer) -> None:
 def _read_cached(path) -> Answer | None:
     t0 = time.perf_counter()
     try:
-        d = json.loads(path.read_text(encoding="utf-8"))
+        d = jsonl.loads(path.read_text(encoding="utf-8"))
         iterations = [IterationRecord(**it) for it in d["iterations"]]
         passages = [Passage(**p) for p in d.get("passages", [])]
         bindings = dict(d.get("bindings", {}))

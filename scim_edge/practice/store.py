@@ -29,6 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from scim_edge import jsonl
 from scim_edge.atomic import atomic_dir, write_text
 
 T = TypeVar("T")
@@ -105,11 +106,11 @@ def _count_path(path: Path) -> Path:
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     from scim_edge.jsonl import jsonl_lines
 
-    return [json.loads(line) for _, line in jsonl_lines(path.read_text(encoding="utf-8"))]
+    return [jsonl.loads(line) for _, line in jsonl_lines(path.read_text(encoding="utf-8"))]
 
 
 def read_json(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    return jsonl.loads(path.read_text(encoding="utf-8"))
 
 
 def finished(path: Path, load: Callable[[Path], T]) -> T | None:
