@@ -45,6 +45,30 @@ def install(critic: TrainedCritic, name: str, *, source: str, force: bool = Fals
     return target
 
 
+def check_replaceable(name: str, force: bool) -> None:
+    """Before any training: a name taken by a model is refused, and with --force only a
+    Critic is replaced (a generator or an embedding model is never overwritten by one;
+    `ask --model NAME` would then find a Critic where its Flan-T5 was)."""
+    from models import store
+    from scim_edge.errors import UserError
+
+    target = paths.models_dir() / store.check_name(name)
+    if not (target.exists() or target.is_symlink()):
+        return
+    try:
+        kind = str(store.read_manifest(target)["kind"])
+    except ModelError:
+        kind = ""  # a damaged model: --force may replace it
+    critic = kind == "critic" or store.is_fine_tuned_critic(target)
+    if kind and not critic:
+        raise UserError(
+            f"model '{name}' is a {kind} model, not a Critic; nothing was trained",
+            hint="choose another --name (--force replaces only a Critic)",
+        )
+    if not force:
+        raise UserError(f"model already exists: {target}", hint="use --force to replace it")
+
+
 @dataclass
 class CriticEntry:
     name: str

@@ -816,3 +816,19 @@ def test_with_the_model_critic_critic_model_names_the_judge_not_the_confidence(s
                         critic="model", critic_model="critic-t5")  # fmt: skip
     engine = Engine.open(settings)
     assert Confidence.for_engine(engine, settings).name == "trained:default"
+
+
+def test_critic_train_never_replaces_a_generator(sample_index, tmp_path, capsys):
+    """--force replaces an installed Critic, never a Flan-T5 model of the same name: `ask
+    --model NAME` would then find a Critic where its generator was."""
+    from models import store
+    from scim_edge import paths
+    from tests.test_models_store import make_fake_model
+
+    store.import_model(make_fake_model(tmp_path / "src", name="tiny"))
+    index = _practised_copy(sample_index, tmp_path)
+    rc = main(["critic", "train", "--index", str(index), "--name", "tiny", "--force"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "model 'tiny' is a seq2seq model, not a Critic" in err
+    assert store.read_manifest(paths.models_dir() / "tiny")["kind"] == "seq2seq"

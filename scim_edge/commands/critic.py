@@ -83,7 +83,7 @@ def _same_features(index_dir: Path, manifest: dict) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from scim_edge.critic_store import install
+    from scim_edge.critic_store import check_replaceable, install
     from scim_edge.settings import load_settings
     from scim_edge.trained_critic import ASKED_MIX_NOTE, train_from_rows
 
@@ -102,6 +102,7 @@ def run_train(args: argparse.Namespace) -> int:
     settings = load_settings(overrides={"index": args.index})  # --index, env, config
     index_dir, rows, manifest = _traces(settings.index)
     name = args.name or f"critic-{index_dir.name}"
+    check_replaceable(name, args.force)
     if args.fine_tune:
         from scim_edge.critic_finetune import fine_tune
         from scim_edge.practice import store
