@@ -68,11 +68,25 @@ class ModelInfo:
         }
 
 
+# Names the commands give a meaning of their own: a model installed under one could never
+# be chosen (`--model extractive` is the built-in reader, `--critic-model default` and
+# `critic list` the shipped Critic).
+RESERVED_NAMES = {
+    "extractive": "the built-in extractive reader's",
+    "default": "the shipped Critic's",
+}
+
+
 def check_name(name: str) -> str:
+    """A name a model may be installed under."""
     if not _NAME_RE.match(name) or is_hidden_temp(name):
         raise ModelError(
             f"invalid model name {name!r}",
             hint="use letters, digits, '.', '_' and '-', starting with a letter or digit",
+        )
+    if name in RESERVED_NAMES:
+        raise ModelError(
+            f"the name '{name}' is {RESERVED_NAMES[name]}", hint="choose another --name"
         )
     return name
 

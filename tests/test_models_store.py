@@ -204,6 +204,15 @@ def test_broken_manifest_is_listed_not_fatal(capsys):
     assert rc == 0 and "BROKEN" in out
 
 
+@pytest.mark.parametrize("name", ["extractive", "default"])
+def test_a_name_the_commands_reserve_is_refused(tmp_path, capsys, name):
+    """`--model extractive` is the built-in reader and `default` the shipped Critic: a model
+    installed under either could never be chosen."""
+    src = make_fake_model(tmp_path, name="ok")
+    rc, _, err = run_cli(capsys, "models", "import", str(src), "--name", name)
+    assert_one_line_error(rc, err, f"the name '{name}' is")
+
+
 def test_bad_names_rejected(tmp_path):
     src = make_fake_model(tmp_path, name="ok")
     for bad in ("../evil", ".tmp-x", "a b", ""):

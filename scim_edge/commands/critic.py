@@ -87,10 +87,8 @@ def run_train(args: argparse.Namespace) -> int:
     from scim_edge.settings import load_settings
     from scim_edge.trained_critic import ASKED_MIX_NOTE, train_from_rows
 
-    if args.name == "default":  # what `critic list` and `--critic-model` call the shipped one
-        from scim_edge.errors import UserError
-
-        raise UserError("the name 'default' is the shipped Critic's", hint="choose another --name")
+    if args.name is not None:  # a name refused is said before the practice set is read
+        check_replaceable(args.name, args.force)
     if args.fine_tune and not Path(args.fine_tune).expanduser().is_dir():
         from scim_edge.errors import UserError
 
@@ -102,7 +100,8 @@ def run_train(args: argparse.Namespace) -> int:
     settings = load_settings(overrides={"index": args.index})  # --index, env, config
     index_dir, rows, manifest = _traces(settings.index)
     name = args.name or f"critic-{index_dir.name}"
-    check_replaceable(name, args.force)
+    if args.name is None:
+        check_replaceable(name, args.force)
     if args.fine_tune:
         from scim_edge.critic_finetune import fine_tune
         from scim_edge.practice import store
