@@ -647,3 +647,14 @@ def test_resume_refuses_other_systems(qa_file: Path, tmp_path: Path) -> None:
         _evaluate(eng, qa_file, out, ["standard", "scim"])
     with pytest.raises(UserError, match="it ran standard, scim and would run standard now"):
         _evaluate(FakeEngine(), qa_file, out, ["standard"], resume=True)
+
+
+def test_an_out_folder_of_the_user_s_own_files_is_not_written_over(qa_file: Path, tmp_path: Path):
+    """A folder with a report.md that no run wrote (no run.json) is the user's: refused,
+    and the file is kept."""
+    out = tmp_path / "myproj"
+    out.mkdir()
+    (out / "report.md").write_text("MY OWN NOTES\n")
+    with pytest.raises(UserError, match="holds report.md, which no eval run wrote there"):
+        _evaluate(FakeEngine(), qa_file, out, ["standard"])
+    assert (out / "report.md").read_text() == "MY OWN NOTES\n"

@@ -54,6 +54,8 @@ CONVERGED_Q = 0.75  # "converged in 1-2 iterations with Q >= 0.75"
 RECALL_K = 5
 PER_QUESTION = "per_question.jsonl"
 RUN_FILE = "run.json"
+# what a run writes into --out (run.json first, before any of these)
+OUTPUTS = ("report.md", "results.json", PER_QUESTION, "plots")
 WARMUPS = ("full", "first", "none")
 
 
@@ -492,6 +494,13 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
         raise UserError(f"cannot create {out}: {e.strerror or e}") from None
     pq = out / PER_QUESTION
     run_file = out / RUN_FILE
+    # with no run.json, the folder is the user's own: its report.md is not ours to replace
+    theirs = [] if run_file.exists() else [n for n in OUTPUTS if (out / n).exists()]
+    if theirs:
+        raise UserError(
+            f"{out} holds {' and '.join(theirs)}, which no eval run wrote there",
+            hint="choose another --out; eval writes its report into a folder of its own",
+        )
     has_results = pq.exists() and pq.stat().st_size > 0
     if has_results and not resume:
         raise UserError(
