@@ -14,6 +14,7 @@ never gets the manifest of one index with the segments of another.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -241,6 +242,11 @@ class BM25Retriever:
                 hint=rebuild_hint(path),
             )
         version = manifest.get("schema_version")
+        if version is None:  # another manifest: a practice set's, a model's
+            raise IndexError_(
+                f"{path} is not a scim-edge index (its {MANIFEST} names no index schema)",
+                hint="give --index an index's name or folder; `scim-edge doctor` lists them",
+            )
         if version != S.SCHEMA_VERSION:
             raise IndexError_(
                 f"index at {path} has schema version {version!r}; this scim-edge reads "
@@ -253,9 +259,16 @@ class BM25Retriever:
             S.register_analyzer(index, analyzer)
             index.reload()
         except BaseException as e:  # noqa: BLE001 - pyo3's PanicException is no Exception
+            failure = str(tantivy_failure(e))
+            if "Lockfile" in failure and not os.access(path, os.W_OK):
+                raise IndexError_(  # a read-only share: nothing is wrong with the index
+                    f"cannot open index at {path}: its folder is read-only, and the search "
+                    "library writes a lock file beside the index to read it",
+                    hint="copy the index folder to a writable disk and give --index that "
+                    "copy; nothing needs rebuilding",
+                ) from None
             raise IndexError_(
-                f"cannot open index at {path}: "
-                f"{one_line(str(tantivy_failure(e)), 200, at_word=True)}",
+                f"cannot open index at {path}: {one_line(failure, 200, at_word=True)}",
                 hint=rebuild_hint(path),
             ) from None
         return cls(path, index, manifest)

@@ -574,3 +574,49 @@ def test_bundle_archive_is_a_plain_tar(sample_index, tmp_path):
     r = subprocess.run(["sha256sum", "--check", "--quiet", "SHA256SUMS"], cwd=out,
                        capture_output=True, text=True)  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# ---- an index on a read-only share, and a folder that is no index ------------------------
+
+
+@pytest.fixture()
+def read_only_index(demo_index, tmp_path, request) -> Path:
+    """A copy of the demo index in a folder that cannot be written: a read-only tmpfs when
+    running as root (who ignores modes), else a folder of mode 0o500."""
+    where = tmp_path / "share"
+    where.mkdir()
+    if os.geteuid() != 0:
+        shutil.copytree(demo_index, where / "demo")
+        (where / "demo").chmod(0o500)
+        request.addfinalizer(lambda: (where / "demo").chmod(0o700))
+        return where / "demo"
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", str(where)],
+                      capture_output=True).returncode != 0:  # fmt: skip
+        pytest.skip("running as root and cannot mount a tmpfs")
+    request.addfinalizer(lambda: subprocess.run(["umount", str(where)]))
+    shutil.copytree(demo_index, where / "demo")
+    if subprocess.run(["mount", "-o", "remount,ro", str(where)]).returncode != 0:
+        pytest.skip("cannot remount the tmpfs read-only")
+    return where / "demo"
+
+
+def test_a_read_only_index_is_not_called_damaged(read_only_index, capsys):
+    """Tantivy writes a lock file to read an index; on a read-only share that fails, and
+    the hint must not be the rebuild with --force that would destroy a good index."""
+    rc = main(["search", "printing press", "--index", str(read_only_index)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "its folder is read-only" in err
+    assert "--force" not in err
+
+
+def test_a_folder_with_another_manifest_is_no_index(demo_index, tmp_path, capsys):
+    """A practice set's folder has a manifest.json too: it is no old index to rebuild."""
+    practice = tmp_path / "practice"
+    practice.mkdir()
+    (practice / "manifest.json").write_text('{"format": 1, "pairs": {}}\n')
+    rc = main(["search", "printing press", "--index", str(practice)])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "is not a scim-edge index" in err
+    assert "--force" not in err
