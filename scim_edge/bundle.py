@@ -208,8 +208,9 @@ def _check_whole(key: str, index: Path) -> None:
     carry Tantivy's CRC32 footers (what `doctor --hashes` reads), checked here at the cost
     of reading the index once more."""
     from scim_edge.index_files import index_file_problems
-    from scim_edge.retrieval import rebuild_hint
+    from scim_edge.retrieval import index_manifest, rebuild_hint
 
+    index_manifest(index)  # one that search would refuse is not shipped either
     problems = index_file_problems(index, checksums=True)
     if problems:
         raise UserError(f"index '{key}' is damaged: {problems[0]}", hint=rebuild_hint(index))
@@ -750,6 +751,14 @@ def _check_artefacts(
             continue
         if f"{unit.rel}/manifest.json" not in seen:
             raise _bad(archive, f"{unit.kind} '{unit.name}' has no manifest.json")
+        if unit.kind == "index":
+            from scim_edge.errors import IndexError_
+            from scim_edge.retrieval import index_manifest
+
+            try:
+                index_manifest(staging / unit.rel)
+            except IndexError_:  # its words name the staging folder; the archive's are ours
+                raise _bad(archive, f"index '{unit.name}' has no readable index manifest") from None
         if unit.kind != "model":
             continue
         try:

@@ -120,6 +120,31 @@ def _read_manifest(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def index_manifest(path: Path) -> dict[str, Any]:
+    """The manifest of the index at `path`, or the IndexError_ that says why it is none:
+    unreadable, another folder's manifest (a practice set's), or another schema. Opening
+    an index and bundling one both ask this."""
+    manifest = _read_manifest(path)
+    if manifest is None:
+        raise IndexError_(
+            f"index at {path} is incomplete or corrupt (no readable {MANIFEST})",
+            hint=rebuild_hint(path),
+        )
+    version = manifest.get("schema_version")
+    if version is None:  # another manifest: a practice set's, a model's
+        raise IndexError_(
+            f"{path} is not a scim-edge index (its {MANIFEST} names no index schema)",
+            hint="give --index an index's name or folder; `scim-edge doctor` lists them",
+        )
+    if version != S.SCHEMA_VERSION:
+        raise IndexError_(
+            f"index at {path} has schema version {version!r}; this scim-edge reads "
+            f"{S.SCHEMA_VERSION}",
+            hint=rebuild_hint(path),
+        )
+    return manifest
+
+
 def list_indexes() -> list[IndexInfo]:
     """The indexes installed under `paths.indexes_dir()`, by name (temp dirs of builds
     in progress are not indexes)."""
@@ -235,24 +260,7 @@ class BM25Retriever:
     def _open_once(cls, path: Path) -> BM25Retriever:
         if not path.is_dir():
             raise IndexError_(f"no index at {path}", hint=rebuild_hint(path))
-        manifest = _read_manifest(path)
-        if manifest is None:
-            raise IndexError_(
-                f"index at {path} is incomplete or corrupt (no readable {MANIFEST})",
-                hint=rebuild_hint(path),
-            )
-        version = manifest.get("schema_version")
-        if version is None:  # another manifest: a practice set's, a model's
-            raise IndexError_(
-                f"{path} is not a scim-edge index (its {MANIFEST} names no index schema)",
-                hint="give --index an index's name or folder; `scim-edge doctor` lists them",
-            )
-        if version != S.SCHEMA_VERSION:
-            raise IndexError_(
-                f"index at {path} has schema version {version!r}; this scim-edge reads "
-                f"{S.SCHEMA_VERSION}",
-                hint=rebuild_hint(path),
-            )
+        manifest = index_manifest(path)
         try:
             index = tantivy.Index.open(str(path))
             analyzer = str(manifest.get("analyzer") or "stem_english")

@@ -20,10 +20,11 @@ import zlib
 from pathlib import Path
 
 import pytest
-from scim_edge.index_files import TANTIVY_FOOTER_MAGIC
 
+from index_builder.schema import SCHEMA_VERSION
 from scim_edge.bundle import META_NAME, SUMS_NAME
 from scim_edge.cli import main
+from scim_edge.index_files import TANTIVY_FOOTER_MAGIC
 from scim_edge.retrieval import BM25Retriever
 
 
@@ -226,6 +227,19 @@ def test_bundle_disk_full_leaves_no_file(demo_index, tmp_path, capsys, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_index_search_would_refuse_is_not_bundled(demo_index, tmp_path, capsys):
+    """A manifest.json that does not read as an index's: bundle refuses what search would
+    refuse, and writes nothing."""
+    index = home() / "indexes" / "demo"
+    shutil.copytree(demo_index, index)
+    (index / "manifest.json").write_text("{garbage")
+    out = tmp_path / "bundle.tar"
+    rc, _, err = run_cli(capsys, "bundle", out, "--index", "demo")
+    assert rc == 2
+    assert "no readable manifest.json" in err
+    assert not out.exists()
+
+
 def test_model_damaged_before_bundling_is_caught_on_unbundle(tmp_path, capsys):
     d = fake_model(home() / "models")
     with open(d / "int8" / "encoder_model.onnx", "r+b") as f:
@@ -245,7 +259,7 @@ def test_bundle_and_unbundle_stream_in_constant_memory(tmp_path):
     h = tmp_path / "h"
     idx = h / "indexes" / "big"
     idx.mkdir(parents=True)
-    (idx / "manifest.json").write_text("{}")
+    (idx / "manifest.json").write_text(json.dumps({"schema_version": SCHEMA_VERSION}))
     crc = 0
     with open(idx / "segment.store", "wb") as f:
         for _ in range(300):
@@ -314,7 +328,8 @@ def write_archive(path: Path, members, meta: bytes | None | str = "auto") -> Pat
     return path
 
 
-GOOD = [_member("indexes/x/manifest.json", b"{}"), _member("indexes/x/seg.idx", b"data")]
+INDEX_MANIFEST = json.dumps({"schema_version": SCHEMA_VERSION}).encode()
+GOOD = [_member("indexes/x/manifest.json", INDEX_MANIFEST), _member("indexes/x/seg.idx", b"data")]
 
 # Each case: the members, then the exact reason clause unbundle must give. Archive and
 # member names are neutral, so no file name can satisfy the assertion on the reason.
@@ -409,6 +424,18 @@ def _sums(members, override: dict[str, str] | None = None) -> bytes:
     lines = {i.name: hashlib.sha256(d).hexdigest() for i, d in members if d is not None}
     lines.update(override or {})
     return "".join(f"{digest}  {name}\n" for name, digest in lines.items()).encode()
+
+
+@pytest.mark.parametrize("manifest", [b"[]", b"{garbage", b'{"format": 1}'])
+def test_unbundle_refuses_an_index_whose_manifest_is_no_index_s(tmp_path, capsys, manifest):
+    """A bundle made elsewhere whose index has a manifest that search would refuse: refused
+    on unbundle too, nothing installed."""
+    members = [_member("indexes/x/manifest.json", manifest), _member("indexes/x/seg.idx", b"d")]
+    archive = write_archive(tmp_path / "bundle.tar", members)
+    rc, _, err = run_cli(capsys, "unbundle", archive, "--home", tmp_path / "h")
+    assert rc == 2, err
+    assert "index 'x' has no readable index manifest" in err
+    assert not (tmp_path / "h" / "indexes").exists()
 
 
 def test_unbundle_accepts_a_sha256sums_that_agrees(tmp_path, capsys):
