@@ -167,6 +167,10 @@ def rebuild_hint(path: Path) -> str:
     return f"rebuild it: scim-edge build-index DUMP {target}--force"
 
 
+def _is_bare_name(text: str) -> bool:
+    return bool(text) and not ("/" in text or "\\" in text or text.startswith("."))
+
+
 def resolve_index_dir(name_or_dir: Any = None) -> Path:
     """The index directory a user means.
 
@@ -196,6 +200,9 @@ def resolve_index_dir(name_or_dir: Any = None) -> Path:
     text = str(name_or_dir)
     candidate = Path(text).expanduser()
     if isinstance(name_or_dir, Path) or "/" in text or "\\" in text or text.startswith("."):
+        bare = text.rstrip("/\\")  # "sample/", as a shell completes an index's name
+        if not candidate.is_dir() and _is_bare_name(bare) and (paths.indexes_dir() / bare).is_dir():
+            return paths.indexes_dir() / bare
         if not candidate.is_dir():
             raise IndexError_(
                 f"no index at {candidate}",

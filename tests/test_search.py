@@ -120,6 +120,16 @@ def test_resolve_index_dir(sample_index, isolated_home, tmp_path):
     assert name == "other" and retriever.passage_count > 0
 
 
+def test_an_installed_name_with_a_trailing_slash_is_that_index(
+    sample_index, isolated_home, tmp_path, monkeypatch
+):
+    """`--index sample/`, as a shell completes a name in the indexes folder: the installed
+    index, where no folder of that name is in the working directory."""
+    installed = _install(sample_index, isolated_home, "sample")
+    monkeypatch.chdir(tmp_path)
+    assert resolve_index_dir("sample/") == installed
+
+
 def test_corrupt_or_incomplete_index(sample_index, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(sample_index, broken)
