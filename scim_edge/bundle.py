@@ -721,6 +721,9 @@ def _verify(
     for name, want in listed.items():
         if not isinstance(want, dict) or name not in content:
             raise _bad(archive, f"{name} is listed in {META_NAME} but missing from the archive")
+        size, sha = want.get("size"), want.get("sha256")
+        if not (isinstance(size, int) and not isinstance(size, bool)) or not isinstance(sha, str):
+            raise _bad(archive, f"its {META_NAME} gives no size and sha256 for {name}")
         digest, n = content[name]
         if n != want.get("size") or digest != want.get("sha256"):
             raise _bad(

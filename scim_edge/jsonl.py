@@ -12,12 +12,17 @@ def loads(text: str | bytes) -> Any:
     """`json.loads`, with a document nested too deeply for Python's parser raised as the
     JSONDecodeError (a ValueError) of any other damaged file: the parser's RecursionError
     is caught by no `except ValueError`, and `[[[[…` from a broken disk or a prank would
-    otherwise end a command with a traceback."""
+    otherwise end a command with a traceback; a number too long for Python to read says
+    so, not how to raise the interpreter's limit."""
+    doc = text if isinstance(text, str) else ""
     try:
         return json.loads(text)
     except RecursionError:
-        doc = text if isinstance(text, str) else ""
         raise json.JSONDecodeError("nested too deeply to read", doc, 0) from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # an integer of over 4,300 digits: Python's limit on reading one
+        raise json.JSONDecodeError("a number too long to read", doc, 0) from None
 
 
 def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -385,6 +385,8 @@ def _hash_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     del unlisted["files"]["indexes/x/seg.idx"]
     future = json.loads(ok_meta)
     future["format_version"] = 99
+    no_size = json.loads(ok_meta)
+    no_size["files"]["indexes/x/seg.idx"]["size"] = "big"
     cases = {
         "hash-mismatch": (json.dumps(wrong).encode(), "indexes/x/seg.idx is corrupt"),
         "listed-but-missing": (
@@ -398,6 +400,10 @@ def _hash_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "no-bundle-json": (None, "it has no BUNDLE.json"),
         "bad-json": (b"{not json", "its BUNDLE.json is not valid JSON"),
         "future-format": (json.dumps(future).encode(), "bundle format 99 is not supported"),
+        "size-not-a-number": (
+            json.dumps(no_size).encode(),
+            "its BUNDLE.json gives no size and sha256 for indexes/x/seg.idx",
+        ),
     }
     return {
         name: (write_archive(tmp_path / f"bundle-{i}.tar", GOOD, meta), why)
@@ -408,7 +414,7 @@ def _hash_cases(tmp_path: Path) -> dict[str, tuple[Path, str]]:
 @pytest.mark.parametrize(
     "case",
     ["hash-mismatch", "listed-but-missing", "unlisted-file", "no-bundle-json", "bad-json",
-     "future-format"],
+     "future-format", "size-not-a-number"],
 )  # fmt: skip
 def test_unbundle_verifies_every_hash_before_installing(case, tmp_path, capsys):
     archive, why = _hash_cases(tmp_path)[case]

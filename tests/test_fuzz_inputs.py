@@ -352,3 +352,15 @@ def test_a_document_nested_too_deeply_is_one_line(tmp_path, what):
     with pytest.raises(errors) as e:
         call()
     assert "nest" in str(e.value)
+
+
+def test_a_number_too_long_to_read_is_named_so(tmp_path):
+    """Python refuses to read an integer of over 4,300 digits, with a hint about its own
+    interpreter limit; the QA file's line says what is wrong in the file."""
+    from scim_edge.evaluation.qa_io import load_qa
+
+    path = tmp_path / "qa.jsonl"
+    path.write_text('{"id": ' + "9" * 5000 + ', "question": "q?", "answers": ["a"]}\n')
+    with pytest.raises(UserError) as e:
+        load_qa(path)
+    assert "a number too long to read" in str(e.value)
