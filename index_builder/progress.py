@@ -196,7 +196,9 @@ class TaskProgress:
     """Callable (done, total) progress for bundle, unbundle and export.
 
     On a terminal a bar; off one, a line at each tenth of the way (and at the end), so a
-    log stays readable. `unit` is "bytes" (shown in MB, with a rate) or "steps".
+    log stays readable, once the task has run `quiet_s` seconds: a quick one writes no
+    line (its summary says it was done, and a refusal is the one line said). `unit` is
+    "bytes" (shown in MB, with a rate) or "steps".
     """
 
     def __init__(
@@ -206,8 +208,10 @@ class TaskProgress:
         *,
         tty: bool | None = None,
         unit: Literal["bytes", "steps"] = "bytes",
+        quiet_s: float = 2.0,
     ) -> None:
         self.label = label
+        self.quiet_s = quiet_s
         self.stream = stream or sys.stderr
         self.tty = _is_tty(self.stream, tty)
         self.unit = unit
@@ -229,6 +233,8 @@ class TaskProgress:
         final = done >= total
         if self.tty:
             self._bar.draw(done, max(total, 1), self.text(done, total), final=final)
+            return
+        if time.monotonic() - self.start < self.quiet_s:
             return
         frac = done / total if total else 1.0
         step = int(frac * 10)

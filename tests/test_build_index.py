@@ -457,6 +457,18 @@ def test_index_writer_failure_is_one_line_and_leaves_nothing(tmp_path, monkeypat
     assert BM25Retriever.open(target).search("Reykjavík", 1)[0].title == "Reykjavík"
 
 
+def test_a_quick_task_writes_no_progress_line_off_a_terminal():
+    """A log gets a line per tenth of a long task; a task done in under `quiet_s` writes
+    none, so a refused bundle's error is the only line said."""
+    from index_builder.progress import TaskProgress
+
+    plain = io.StringIO()
+    lines = TaskProgress("verify", plain, tty=False)
+    for done in range(0, 1_000_001, 50_000):
+        lines(done, 1_000_000)
+    assert plain.getvalue() == ""
+
+
 def test_task_progress_bar_and_plain_lines():
     from index_builder.progress import TaskProgress
 
@@ -467,7 +479,7 @@ def test_task_progress_bar_and_plain_lines():
     assert "━" in buf.getvalue()
     assert "1.0 / 1.0 MB (100%)" in buf.getvalue()
     plain = io.StringIO()
-    lines = TaskProgress("bundle", plain, tty=False)
+    lines = TaskProgress("bundle", plain, tty=False, quiet_s=0)
     for done in range(0, 1_000_001, 50_000):
         lines(done, 1_000_000)
     out = plain.getvalue().splitlines()
