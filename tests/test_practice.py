@@ -329,6 +329,33 @@ def test_practice_on_a_too_small_index_is_one_line(tmp_path, capsys):
     assert "practice questions" in errors[0]
 
 
+def test_practice_without_a_critic_says_the_earlier_one_is_gone(
+    sample_index, tmp_path, monkeypatch, capsys
+):
+    """--no-critic writes a practice set with no Critic in place of one that had one: the
+    trained Critic goes with it, and the summary says so."""
+    from scim_edge.practice import runner
+
+    index = tmp_path / "idx"
+    shutil.copytree(sample_index, index)
+    store.practice_dir(index).mkdir()
+    (store.practice_dir(index) / "critic.json").write_text("{}", encoding="utf-8")
+    manifest = {"pairs": {"total": 100, "train": 80, "heldout": 20}, "rounds": 300,
+                "heldout_round1": {}, "critic": {},
+                "reader": {"used": "own", "heldout_top1_given_present": 0.7}}  # fmt: skip
+    monkeypatch.setattr(runner, "run_practice",
+                        lambda *a, **k: runner.PracticeResult(index, manifest))  # fmt: skip
+    assert main(["practice", "--index", str(index), "--no-critic"]) == 0
+    assert "the index's earlier Critic went with its practice set" in capsys.readouterr().out
+
+
+def test_asking_for_a_typo_s_many_questions_is_one_line(sample_index, capsys):
+    rc = main(["practice", "--index", str(sample_index), "--questions", "99999999999"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "--questions must be at most 1,000,000" in err
+
+
 def test_asking_for_too_few_questions_is_exit_2(sample_index, capsys):
     assert main(["practice", "--index", str(sample_index), "--questions", "5"]) == 2
 

@@ -29,23 +29,31 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
+# more practice questions than any index gives are a typo's extra digits
+MOST_QUESTIONS = 1_000_000
+
+
 def run(args: argparse.Namespace) -> int:
     from index_builder.build import default_workers
     from scim_edge.engine import Engine
     from scim_edge.errors import UserError
     from scim_edge.practice.runner import MIN_PAIRS, PracticeOptions, run_practice, similarity_label
+    from scim_edge.practice.store import practice_dir
     from scim_edge.settings import load_settings
-    from scim_edge.trained_critic import ASKED_MIX_NOTE
+    from scim_edge.trained_critic import ASKED_MIX_NOTE, CRITIC_FILE
 
     if args.questions < MIN_PAIRS:  # said of the request, not blamed on the index
         raise UserError(
             f"--questions must be at least {MIN_PAIRS} (got {args.questions}): fewer are "
             "too few to fit weights on"
         )
+    if args.questions > MOST_QUESTIONS:  # a typo's extra digits
+        raise UserError(f"--questions must be at most {MOST_QUESTIONS:,} (got {args.questions})")
     settings = load_settings(overrides={"index": args.index, "model": "extractive"})
     check_index(settings.index)
     engine = Engine.open(settings)
     index_dir = engine.retriever.path
+    had_critic = (practice_dir(index_dir) / CRITIC_FILE).is_file()
     opts = PracticeOptions(questions=args.questions, seed=args.seed,
                            train_critic=not args.no_critic,
                            workers=args.workers or default_workers())  # fmt: skip
@@ -92,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"                 it judged this index's held-out rounds better than the "
                   f"Critic fitted here (Brier {critic.get('brier', 0):.3f} against "
                   f"{own:.3f}), so none is written and it stays")  # fmt: skip
+    if not critic and had_critic:  # --no-critic: the new practice set has none
+        print("  critic         none fitted (--no-critic); the index's earlier Critic went "
+              "with its practice set: `scim-edge critic train` fits one")  # fmt: skip
     print(f"  time           {result.timings.get('total_s', 0):.0f} s")
     return 0
 
