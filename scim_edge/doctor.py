@@ -429,10 +429,10 @@ def _check_practice_reader(d: Path) -> Check | None:
     from scim_edge.generation.reader import PRACTICE_DIR, WEIGHTS_FILE, OutdatedReader, load_weights
 
     path = d / PRACTICE_DIR / WEIGHTS_FILE
-    if not path.is_file():
-        return None
     name = f"index {d.name} practice reader"
     fix = f"scim-edge practice --index {d.name}"
+    if not path.is_file():
+        return _not_a_file(path, name, fix, "the shipped reader answers instead")
     try:
         weights = load_weights(path)
     except OutdatedReader as e:
@@ -445,16 +445,25 @@ def _check_practice_reader(d: Path) -> Check | None:
     return Check("indexes", name, "ok", "reader weights fitted by `practice` for this index")
 
 
+def _not_a_file(path: Path, name: str, fix: str, instead: str) -> Check | None:
+    """None where a practice file is absent (the index has no such weights); a warning
+    where something else stands in its place (a folder, a broken link), which the loops
+    pass over as absent without a word."""
+    if not (path.exists() or path.is_symlink()):
+        return None
+    return Check("indexes", name, "warning", f"{path} is not a file; {instead}", fix)
+
+
 def _check_practice_critic(d: Path) -> Check | None:
     """The index's own Critic (`practice/critic.json`), when it has one: one from another
     version of scim-edge is not used (the shipped one answers), a damaged one stops `ask`."""
     from scim_edge.trained_critic import CRITIC_FILE
 
     path = d / "practice" / CRITIC_FILE
-    if not path.is_file():
-        return None
     name = f"index {d.name} practice Critic"
     fix = f"scim-edge practice --index {d.name}"
+    if not path.is_file():
+        return _not_a_file(path, name, fix, "the shipped Critic answers instead")
     return _critic_check(path, "indexes", name, fix, outdated="the shipped Critic answers instead")
 
 

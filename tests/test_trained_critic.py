@@ -832,3 +832,16 @@ def test_critic_train_never_replaces_a_generator(sample_index, tmp_path, capsys)
     assert rc == 2
     assert "model 'tiny' is a seq2seq model, not a Critic" in err
     assert store.read_manifest(paths.models_dir() / "tiny")["kind"] == "seq2seq"
+
+
+def test_doctor_warns_of_a_folder_where_the_practice_critic_belongs(sample_index, capsys):
+    """The loops pass over a critic.json that is no file as absent, without a word."""
+    import os
+
+    index = Path(_practised_index(sample_index, Path(os.environ["SCIM_EDGE_HOME"]) / "indexes",
+                                  {}, "wiki"))  # fmt: skip
+    (index / "practice" / "critic.json").unlink()
+    (index / "practice" / "critic.json").mkdir()
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "index wiki practice Critic"]
+    assert "is not a file" in check["detail"]
