@@ -213,6 +213,9 @@ def test_no_embedding_model_names_the_commands_that_install_one(capsys, sample_i
         (["--loop", "simrag", "--theta", "0.2"], "--theta"),
         (["--loop", "iter-retgen", "--quality", "paper"], "--quality"),
         (["--loop", "single-dim", "--quality", "learned"], "--quality"),  # it keeps its Q
+        (["--loop", "scim", "--critic", "heuristic"], "--critic"),  # simrag's Critic only
+        (["--loop", "standard", "--critic-max-tokens", "5"], "--critic-max-tokens"),
+        (["--loop", "standard", "--rewriter", "keyword"], "--rewriter"),
     ],
 )
 def test_an_option_the_loop_would_ignore_is_refused(argv, flag, capsys, sample_index):

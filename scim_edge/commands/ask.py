@@ -168,6 +168,9 @@ FLAG_LOOPS = {
     "theta": ("--theta", THETA_LOOPS),
     "quality": ("--quality", LEARNED_QUALITY_LOOPS),
     "max_iterations": ("--max-iterations", (*THETA_LOOPS, "iter-retgen", "simrag")),
+    "critic": ("--critic", ("simrag",)),
+    "critic_max_tokens": ("--critic-max-tokens", ("simrag",)),
+    "rewriter": ("--rewriter", ("simrag",)),
 }
 
 
