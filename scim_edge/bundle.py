@@ -94,25 +94,23 @@ class BundlePlan:
         return sum(e.size for e in self.entries)
 
 
-def _valid_name(name: str) -> bool:
-    return bool(name) and "/" not in name and "\\" not in name and not name.startswith(".")
-
-
 def _installed(base: Path) -> list[str]:
     if not base.is_dir():
         return []
-    return sorted(p.name for p in base.iterdir() if p.is_dir() and _valid_name(p.name))
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and paths.is_plain_name(p.name))
 
 
 def _resolve(kind: str, name: str, base: Path) -> tuple[str, Path]:
     """An installed index/model by name, or a directory given by path."""
+    if not Path(name).expanduser().is_dir():
+        name = paths.plain_name(name)  # "demo/", as a shell completes it
     given = Path(name).expanduser()
     if (given.is_dir() and (given / "manifest.json").is_file()) and (
         os.sep in name or not (base / name).exists()
     ):
         return given.resolve().name, given.resolve()
     target = base / name
-    if not _valid_name(name) or not target.is_dir():
+    if not paths.is_plain_name(name) or not target.is_dir():
         have = ", ".join(_installed(base)) or "none"
         raise UserError(f"no {kind} named '{name}' in {base} (installed: {have})")
     if not (target / "manifest.json").is_file():
@@ -755,13 +753,11 @@ def _check_artefacts(
         if f"{unit.rel}/manifest.json" not in seen:
             raise _bad(archive, f"{unit.kind} '{unit.name}' has no manifest.json")
         if unit.kind == "index":
-            from scim_edge.errors import IndexError_
-            from scim_edge.retrieval import index_manifest
+            from scim_edge.retrieval import manifest_problem, read_index_manifest
 
-            try:
-                index_manifest(staging / unit.rel)
-            except IndexError_:  # its words name the staging folder; the archive's are ours
-                raise _bad(archive, f"index '{unit.name}' has no readable index manifest") from None
+            problem = manifest_problem(read_index_manifest(staging / unit.rel))
+            if problem:  # said of the archive's index, not of the staging folder
+                raise _bad(archive, f"index '{unit.name}': {problem}")
         if unit.kind != "model":
             continue
         try:
@@ -804,11 +800,9 @@ def _install(unit: Unit, staging: Path, force: bool) -> Unit:
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
-    try:
-        data = jsonl.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+    from scim_edge.retrieval import read_index_manifest
+
+    return read_index_manifest(path) or {}  # an index's or a model's: the same file name
 
 
 def _index_detail(path: Path) -> str:

@@ -479,19 +479,12 @@ def _check_index(d: Path, checksums: bool) -> Check:
         return Check("indexes", name, "error", f"{mpath} is missing", rebuild)
     except (OSError, ValueError) as e:
         return Check("indexes", name, "error", f"{mpath} is unreadable: {_one_line(e)}", rebuild)
-    try:
-        from index_builder.schema import SCHEMA_VERSION
-    except ImportError:
-        SCHEMA_VERSION = None
+    from scim_edge.retrieval import manifest_problem
+
     version = manifest.get("schema_version")
-    if SCHEMA_VERSION is not None and version != SCHEMA_VERSION:
-        return Check(
-            "indexes",
-            name,
-            "error",
-            f"schema version {version!r}, this scim-edge reads {SCHEMA_VERSION}",
-            rebuild,
-        )
+    problem = manifest_problem(manifest)
+    if problem:
+        return Check("indexes", name, "error", problem, rebuild)
     problems = index_file_problems(d, checksums=checksums)
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
@@ -504,8 +497,8 @@ def _check_index(d: Path, checksums: bool) -> Check:
         count = retriever.passage_count
         retriever.search("the", 1)
         ms = (time.perf_counter() - t0) * 1000
-    except UserError as e:
-        return Check("indexes", name, "error", e.one_line(), rebuild)
+    except UserError as e:  # its own hint where it has one (a read-only share needs no rebuild)
+        return Check("indexes", name, "error", " ".join(str(e).split()), e.hint or rebuild)
     except Exception as e:  # noqa: BLE001 - any failure to open is the finding
         return Check("indexes", name, "error", f"{d} does not open: {_one_line(e)}", rebuild)
     counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}

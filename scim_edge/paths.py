@@ -17,6 +17,19 @@ from scim_edge.errors import UserError
 APP = "scim-edge"
 
 
+def is_plain_name(text: str) -> bool:
+    """A name of something installed under the data directory (an index, a model), as
+    opposed to a path: no separator, not hidden, not empty."""
+    return bool(text) and "/" not in text and "\\" not in text and not text.startswith(".")
+
+
+def plain_name(text: str) -> str:
+    """`text` with the separators a shell's completion adds ("sample/") taken off, when
+    what is left is a plain name; else `text` as it is."""
+    bare = text.rstrip("/\\")
+    return bare if is_plain_name(bare) else text
+
+
 def home() -> Path:
     """The data home. A SCIM_EDGE_HOME that is blank, or names a file, is a UserError: read
     as a folder it gave "no index installed in FILE/indexes" and paths made of spaces."""

@@ -112,7 +112,9 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
-def _read_manifest(path: Path) -> dict[str, Any] | None:
+def read_index_manifest(path: Path) -> dict[str, Any] | None:
+    """The folder's manifest.json as a JSON object, or None when it is missing, unreadable
+    or no object."""
     try:
         data = jsonl.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -120,28 +122,36 @@ def _read_manifest(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def manifest_problem(manifest: dict[str, Any] | None) -> str | None:
+    """Why a manifest (None: unreadable) is no index's this version reads, in words that
+    name no folder; None when it is one."""
+    if manifest is None:
+        return f"no readable {MANIFEST}"
+    version = manifest.get("schema_version")
+    if version is None:  # another manifest: a practice set's, a model's
+        return f"its {MANIFEST} names no index schema"
+    if version != S.SCHEMA_VERSION:
+        return f"schema version {version!r}; this scim-edge reads {S.SCHEMA_VERSION}"
+    return None
+
+
 def index_manifest(path: Path) -> dict[str, Any]:
     """The manifest of the index at `path`, or the IndexError_ that says why it is none:
     unreadable, another folder's manifest (a practice set's), or another schema. Opening
     an index and bundling one both ask this."""
-    manifest = _read_manifest(path)
+    manifest = read_index_manifest(path)
+    problem = manifest_problem(manifest)
     if manifest is None:
         raise IndexError_(
-            f"index at {path} is incomplete or corrupt (no readable {MANIFEST})",
-            hint=rebuild_hint(path),
+            f"index at {path} is incomplete or corrupt ({problem})", hint=rebuild_hint(path)
         )
-    version = manifest.get("schema_version")
-    if version is None:  # another manifest: a practice set's, a model's
+    if manifest.get("schema_version") is None:
         raise IndexError_(
-            f"{path} is not a scim-edge index (its {MANIFEST} names no index schema)",
+            f"{path} is not a scim-edge index ({problem})",
             hint="give --index an index's name or folder; `scim-edge doctor` lists them",
         )
-    if version != S.SCHEMA_VERSION:
-        raise IndexError_(
-            f"index at {path} has schema version {version!r}; this scim-edge reads "
-            f"{S.SCHEMA_VERSION}",
-            hint=rebuild_hint(path),
-        )
+    if problem:
+        raise IndexError_(f"index at {path} has {problem}", hint=rebuild_hint(path))
     return manifest
 
 
@@ -154,7 +164,7 @@ def list_indexes() -> list[IndexInfo]:
     out = []
     for child in sorted(base.iterdir()):
         if child.is_dir() and not is_hidden_temp(child.name) and not child.name.startswith("."):
-            out.append(IndexInfo(child.name, child, _read_manifest(child)))
+            out.append(IndexInfo(child.name, child, read_index_manifest(child)))
     return out
 
 
@@ -165,10 +175,6 @@ def rebuild_hint(path: Path) -> str:
         return f"rebuild it: scim-edge build-index DUMP --out {path} --force"
     target = f"--name {path.name} " if path.name != DEFAULT_NAME else ""
     return f"rebuild it: scim-edge build-index DUMP {target}--force"
-
-
-def _is_bare_name(text: str) -> bool:
-    return bool(text) and not ("/" in text or "\\" in text or text.startswith("."))
 
 
 def resolve_index_dir(name_or_dir: Any = None) -> Path:
@@ -199,9 +205,9 @@ def resolve_index_dir(name_or_dir: Any = None) -> Path:
         )
     text = str(name_or_dir)
     candidate = Path(text).expanduser()
-    if isinstance(name_or_dir, Path) or "/" in text or "\\" in text or text.startswith("."):
-        bare = text.rstrip("/\\")  # "sample/", as a shell completes an index's name
-        if not candidate.is_dir() and _is_bare_name(bare) and (paths.indexes_dir() / bare).is_dir():
+    if isinstance(name_or_dir, Path) or not paths.is_plain_name(text):
+        bare = paths.plain_name(text)  # "sample/", as a shell completes an index's name
+        if not candidate.is_dir() and bare != text and (paths.indexes_dir() / bare).is_dir():
             return paths.indexes_dir() / bare
         if not candidate.is_dir():
             raise IndexError_(

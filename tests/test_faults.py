@@ -620,3 +620,17 @@ def test_a_folder_with_another_manifest_is_no_index(demo_index, tmp_path, capsys
     assert rc == 2
     assert "is not a scim-edge index" in err
     assert "--force" not in err
+
+
+def test_doctor_gives_a_read_only_index_the_copy_as_its_fix(
+    read_only_index, tmp_path, monkeypatch, capsys
+):
+    """doctor's fix for an index on a read-only share is the copy, not a rebuild."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "indexes").symlink_to(read_only_index.parent)
+    monkeypatch.setenv("SCIM_EDGE_HOME", str(home))
+    main(["doctor", "--json", "--no-network-check"])
+    checks = json.loads(capsys.readouterr().out)["checks"]
+    (check,) = [c for c in checks if c["name"] == "index demo"]
+    assert "copy the index folder" in check["hint"]
