@@ -123,11 +123,18 @@ def _check_hub_reachable(source: str) -> None:
     library retry for half a minute with a warning each time."""
     import socket
     from urllib.parse import urlsplit
+    from urllib.request import getproxies
 
     from huggingface_hub import constants, try_to_load_from_cache
 
-    if constants.HF_HUB_OFFLINE or isinstance(try_to_load_from_cache(source, "config.json"), str):
+    try:
+        cached = isinstance(try_to_load_from_cache(source, "config.json"), str)
+    except ValueError:  # an id the hub refuses: the config's load says so in one line
+        return
+    if constants.HF_HUB_OFFLINE or cached:
         return  # the hub library answers these from its cache, or says it is offline
+    if {"https", "all"} & set(getproxies()):
+        return  # a proxy resolves the hub's name, not this machine
     host = urlsplit(constants.ENDPOINT).hostname or constants.ENDPOINT
     try:
         socket.getaddrinfo(host, 443)
