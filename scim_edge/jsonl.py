@@ -19,7 +19,7 @@ def loads(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise json.JSONDecodeError("nested too deeply to read", doc, 0) from None
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, UnicodeDecodeError):
         raise
     except ValueError:  # an integer of over 4,300 digits: Python's limit on reading one
         raise json.JSONDecodeError("a number too long to read", doc, 0) from None

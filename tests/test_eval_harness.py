@@ -649,6 +649,16 @@ def test_resume_refuses_other_systems(qa_file: Path, tmp_path: Path) -> None:
         _evaluate(FakeEngine(), qa_file, out, ["standard"], resume=True)
 
 
+def test_resume_takes_the_same_systems_in_another_order(qa_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    eng = FakeEngine()
+    eng.interrupt_after = 7
+    with pytest.raises(KeyboardInterrupt):
+        _evaluate(eng, qa_file, out, ["standard", "scim"])
+    res = _evaluate(FakeEngine(), qa_file, out, ["scim", "standard"], resume=True)
+    assert res["systems"]["scim"]["n"] == 5
+
+
 def test_an_out_folder_of_the_user_s_own_files_is_not_written_over(qa_file: Path, tmp_path: Path):
     """A folder with a report.md that no run wrote (no run.json) is the user's: refused,
     and the file is kept."""

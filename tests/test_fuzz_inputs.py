@@ -349,9 +349,8 @@ def test_a_document_nested_too_deeply_is_one_line(tmp_path, what):
     else:
         path.write_text("[settings]\ntheta = " + "[" * 5000 + "]" * 5000 + "\n")
         call, errors = (lambda: load_settings(config_file=path, environ={})), ConfigError
-    with pytest.raises(errors) as e:
+    with pytest.raises(errors, match="nest(ed|s) too deeply"):  # the file's name is "f"
         call()
-    assert "nest" in str(e.value)
 
 
 def test_a_number_too_long_to_read_is_named_so(tmp_path):

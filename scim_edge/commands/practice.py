@@ -102,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
                   f"{own:.3f}), so none is written and it stays")  # fmt: skip
     if not critic and had_critic:  # --no-critic: the new practice set has none
         print("  critic         none fitted (--no-critic); the index's earlier Critic went "
-              "with its practice set: `scim-edge critic train` fits one")  # fmt: skip
+              "with its practice set: run practice without --no-critic to fit one")  # fmt: skip
     print(f"  time           {result.timings.get('total_s', 0):.0f} s")
     return 0
 

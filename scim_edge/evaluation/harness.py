@@ -512,8 +512,14 @@ def prepare_out(out: Path, fp: dict[str, Any], resume: bool) -> list[dict[str, A
             old = jsonl.loads(run_file.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError):
             old = None
+        if not isinstance(old, dict):
+            old = None  # a damaged run.json: no fingerprint to hold the resumption to
         if old is not None:
             old.setdefault("runs", fp["runs"])  # a run file written before runs were kept
+            if isinstance(old["runs"], list) and sorted(map(str, old["runs"])) == sorted(
+                fp["runs"]
+            ):
+                old["runs"] = fp["runs"]  # the same runs in another order: the same run
             for key in ("qa_sha256", "index", "index_built", "generator", "settings", "runs"):
                 if old.get(key) != fp[key]:
                     raise UserError(
@@ -531,10 +537,8 @@ def _what_differs(key: str, then: Any, now: Any) -> str:
         return "the QA file differs from the interrupted run's"
     if key == "index_built":
         return f"its index was built at {then or 'an unknown time'} and now at {now}"
-    if key == "runs":
-        return (
-            f"it ran {', '.join(then) or 'nothing'} and would run {', '.join(now) or 'nothing'} now"
-        )
+    if key == "runs" and isinstance(then, list):
+        return f"it ran {', '.join(map(str, then)) or 'nothing'} and would run {', '.join(now)} now"
     if key == "settings" and isinstance(then, dict) and isinstance(now, dict):
         for k in sorted(set(then) | set(now)):
             if then.get(k) != now.get(k):
