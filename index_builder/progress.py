@@ -193,7 +193,7 @@ class ProgressReporter:
 
 
 class TaskProgress:
-    """Callable (done, total) progress for bundle, unbundle and export.
+    """Callable (done, total) progress for bundle, unbundle, export and practice's stages.
 
     On a terminal a bar; off one, a line at each tenth of the way (and at the end), so a
     log stays readable, once the task has run `quiet_s` seconds: a quick one writes no
