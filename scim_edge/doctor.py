@@ -406,7 +406,8 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
         out.append(check)
         if check.status != "error":
             good.append(d)
-            for practised in (_check_practice_reader(d), _check_practice_critic(d)):
+            checks = (_check_practice_set(d), _check_practice_reader(d), _check_practice_critic(d))
+            for practised in checks:
                 if practised is not None:
                     out.append(practised)
     for p in _stale_temps(base):
@@ -420,6 +421,26 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
             )
         )
     return out, good
+
+
+def _check_practice_set(d: Path) -> Check | None:
+    """The index's practice set, when it has one, by its manifest (its traces are too large
+    to read here): `critic train` refuses a set whose manifest does not read."""
+    from scim_edge.practice.store import practice_dir
+
+    path = practice_dir(d) / "manifest.json"
+    if not practice_dir(d).is_dir():
+        return None
+    name = f"index {d.name} practice set"
+    fix = f"re-create it: scim-edge practice --index {d.name}"
+    try:
+        manifest = jsonl.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return Check("indexes", name, "warning", f"{path} is unreadable: {_one_line(e)}", fix)
+    if not isinstance(manifest, dict):
+        return Check("indexes", name, "warning", f"{path} is not a JSON object", fix)
+    pairs = manifest.get("pairs") if isinstance(manifest.get("pairs"), dict) else {}
+    return Check("indexes", name, "ok", f"{pairs.get('total', '?')} practice questions")
 
 
 def _check_practice_reader(d: Path) -> Check | None:

@@ -845,3 +845,16 @@ def test_doctor_warns_of_a_folder_where_the_practice_critic_belongs(sample_index
     _, checks = _doctor_checks(capsys)
     (check,) = [c for c in checks if c["name"] == "index wiki practice Critic"]
     assert "is not a file" in check["detail"]
+
+
+@pytest.mark.parametrize("text", ["", "[1]", "{garbage"])
+def test_doctor_warns_of_a_damaged_practice_manifest(sample_index, capsys, text):
+    """`critic train` refuses a practice set whose manifest does not read; doctor says so."""
+    import os
+
+    index = Path(_practised_index(sample_index, Path(os.environ["SCIM_EDGE_HOME"]) / "indexes",
+                                  json.loads(tc.default_path().read_text()), "wiki"))  # fmt: skip
+    (index / "practice" / "manifest.json").write_text(text, encoding="utf-8")
+    _, checks = _doctor_checks(capsys)
+    (check,) = [c for c in checks if c["name"] == "index wiki practice set"]
+    assert check["status"] == "warning"
