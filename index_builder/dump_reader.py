@@ -59,10 +59,12 @@ def _mb(n: int) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
-def _worker_init() -> None:
-    # Ctrl-C is handled by the parent, which tears the pool down; workers must not
-    # print their own KeyboardInterrupt tracebacks. SIGTERM is how Pool.terminate() stops
-    # a worker, so it must keep its default action even if the parent installed a handler.
+def worker_init() -> None:
+    """A worker process's signals: Ctrl-C is handled by the parent, which tears the pool
+    down; workers must not print their own KeyboardInterrupt tracebacks, nor die holding
+    a queue's lock, on which the parent's exit would then wait for ever. SIGTERM is how
+    a pool's terminate() stops a worker, so it must keep its default action even if the
+    parent installed a handler."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
@@ -70,7 +72,7 @@ def _worker_init() -> None:
 def make_pool(workers: int) -> Any:
     """A process pool for parsing/cleaning. Fork where available: no re-import cost."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method).Pool(workers, initializer=_worker_init)
+    return multiprocessing.get_context(method).Pool(workers, initializer=worker_init)
 
 
 STOP_POOL_SECONDS = 10.0

@@ -479,3 +479,43 @@ def test_practice_interrupted_on_two_workers_keeps_finished_chunks_and_resumes(
     assert not store.practice_dir(index_copy).exists()
     run_practice(engine, index_copy, opts)
     assert store.practice_dir(index_copy).is_dir()
+
+
+def test_ctrl_c_to_every_process_of_practice_ends_it_at_once(index_copy):
+    """A terminal's Ctrl+C reaches the workers too. A worker that took it died with a
+    traceback, holding a queue's lock the parent's exit then waited on for ever; the
+    workers leave it to the parent, which stops them: one line, exit 130, no process
+    left behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "scim_edge", "practice", "--index", str(index_copy),
+           "--questions", "200", "--workers", "2"]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # fmt: skip
+    partial = store.partial_dir(index_copy)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(partial.glob("reader-*.npz")):
+        time.sleep(0.05)  # the workers are running once their first chunk is written
+    assert proc.poll() is None, "practice ended before it could be interrupted"
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("practice did not end within 60 s of Ctrl+C")
+    left = True
+    until = time.monotonic() + 15  # an exited worker is reaped by init, in its own time
+    while left and time.monotonic() < until:
+        try:
+            os.killpg(proc.pid, 0)
+            time.sleep(0.2)
+        except ProcessLookupError:
+            left = False
+    if left:
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert "Traceback" not in err, err
+    assert not left, "worker processes outlived practice"

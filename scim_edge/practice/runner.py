@@ -502,9 +502,18 @@ class _Pool:
             yield futures[f]
 
     def close(self, cancel: bool = False) -> None:
-        if self._executor is not None:
-            self._executor.shutdown(wait=True, cancel_futures=cancel)
-            self._executor = None
+        """Wait for the workers to finish; with `cancel` (an interrupt), stop them at once:
+        a chunk's file is written whole or not at all, and one not finished is redone by
+        --resume."""
+        if self._executor is None:
+            return
+        if cancel:
+            # the pool's processes (ProcessPoolExecutor has no terminate() before 3.14)
+            processes = getattr(self._executor, "_processes", None) or {}
+            for process in list(processes.values()):
+                process.terminate()
+        self._executor.shutdown(wait=True, cancel_futures=cancel)
+        self._executor = None
 
 
 _WORKER: dict[str, Any] = {}
@@ -513,7 +522,10 @@ _WORKER: dict[str, Any] = {}
 def _pool_init(
     settings: Settings, index_dir: Path, reader: dict[str, Any] | None, names: frozenset[str]
 ) -> None:
+    from index_builder.dump_reader import worker_init
     from scim_edge.engine import Engine
+
+    worker_init()  # Ctrl+C is the parent's to handle: it stops the workers
 
     engine = Engine.open(settings)
     types = LeadTypes.for_index(index_dir)
