@@ -76,3 +76,25 @@ def test_answering_without_nltk_data_never_imports_nltk(demo_index):
     assert answer["bindings"]["tagger"].startswith("denckring-en-pos==")
     assert "scim_edge.textutil" in probe["modules"]
     assert not [m for m in probe["modules"] if m.split(".")[0] == "nltk"]
+
+
+def test_ctrl_c_in_the_cleanup_after_an_error_is_no_traceback(monkeypatch, capsys):
+    """A Ctrl+C that lands after the error's line, while main restores the SIGTERM handler,
+    had escaped main as a KeyboardInterrupt traceback; it is the interrupt's exit status."""
+    from scim_edge import cli
+
+    real = cli.signal.signal
+    calls = []
+
+    def restore_interrupted(signum, handler):
+        calls.append(signum)
+        if len(calls) == 2:  # the restore in main's cleanup
+            raise KeyboardInterrupt
+        return real(signum, handler)
+
+    monkeypatch.setattr(cli.signal, "signal", restore_interrupted)
+    try:
+        rc = cli.main(["search", "--index", "no-such-index", "x"])
+    except KeyboardInterrupt:
+        pytest.fail("the KeyboardInterrupt escaped main")
+    assert rc == 130
