@@ -65,6 +65,20 @@ def tantivy_failure(e: BaseException) -> BaseException:
     raise e
 
 
+_FILEPATH = re.compile(r'filepath: "([^"]+)"')
+_DAMAGE = ("corrupt", "invaliddata", "unexpectedeof", "magic byte")
+
+
+def _in_words(failure: str) -> str:
+    """Tantivy's failure as a person reads it: a file it names and calls damaged or short
+    ('IoError { io_error: Custom { kind: InvalidData, … }, filepath: "….store" }') is
+    that file, damaged; anything else, its own words on one line."""
+    named = _FILEPATH.search(failure)
+    if named and any(word in failure.lower() for word in _DAMAGE):
+        return f"its file {named.group(1)} is damaged or cut short"
+    return one_line(failure, 200, at_word=True)
+
+
 def _weight(doc: tantivy.Document) -> float:
     """Disambiguation pages are lists of links, rarely evidence: their scores count half."""
     return DISAMBIGUATION_WEIGHT if doc.get_first(S.DISAMBIGUATION) else 1.0
@@ -289,8 +303,7 @@ class BM25Retriever:
                     "copy; nothing needs rebuilding",
                 ) from None
             raise IndexError_(
-                f"cannot open index at {path}: {one_line(failure, 200, at_word=True)}",
-                hint=rebuild_hint(path),
+                f"cannot open index at {path}: {_in_words(failure)}", hint=rebuild_hint(path)
             ) from None
         return cls(path, index, manifest)
 

@@ -439,6 +439,15 @@ CORRUPTIONS = [
 ]
 
 
+def test_a_damaged_segment_file_is_named_in_words(sample_index, tmp_path, capsys):
+    """Not Tantivy's Rust debug text ("IoError { io_error: Custom { kind: InvalidData …")."""
+    idx = tmp_path / "idx"
+    shutil.copytree(sample_index, idx)
+    name = _corrupt_index(idx, "truncated-store")
+    assert main(["search", "Lincoln", "--index", str(idx)]) == 2
+    assert f"its file {name} is damaged or cut short" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("mode", CORRUPTIONS)
 def test_corrupted_index_file_gives_a_clear_error(mode, sample_index, capsys):
     idx = home() / "indexes" / "wiki"
