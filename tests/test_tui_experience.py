@@ -120,6 +120,19 @@ async def test_a_long_question_is_refused_whole_with_the_limit_named(sample_inde
         assert not field.has_class("-too-long")
 
 
+@run_async
+async def test_enter_on_an_empty_line_says_nothing(sample_index, tmp_path):
+    """Enter pressed again while an answer runs (the line was cleared when it was asked)
+    raised a red "Question refused" toast each time."""
+    app = app_for(sample_index, tmp_path)
+    notes = record_notes(app)
+    async with app.run_test(size=SIZE) as pilot:
+        app.screen.query_one("#question", Input).focus()
+        await pilot.press("enter", "space", "enter")
+        await pilot.pause()
+        assert notes == []
+
+
 def test_clean_text_strips_escapes_and_control_characters():
     pasted = "Who was the\x07 mother\x1b[31m of\x01 Achilles?\x1b]0;title\x07"
     assert clean_text(pasted) == "Who was the mother of Achilles?"

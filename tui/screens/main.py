@@ -87,6 +87,8 @@ class MainScreen(Screen):
 
     @on(Input.Submitted, "#question")
     async def _submitted(self, event: Input.Submitted) -> None:
+        if not event.value.strip():  # Enter on an empty line (pressed again while an
+            return  # answer runs, the line cleared): nothing to ask, nothing to say
         await self.ask(event.value)
 
     async def ask(self, text: str) -> int | None:
