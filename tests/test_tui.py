@@ -315,6 +315,23 @@ async def test_a_crashing_worker_shows_the_error_and_the_app_survives(sample_ind
         assert len(app.exchanges) == 1
 
 
+@run_async
+async def test_a_failed_switch_of_index_leaves_no_old_index_in_the_status_bar(
+    sample_index, tmp_path
+):
+    """After a switch to an index that does not open, the bar named the old index and its
+    passages beside the whole error, as if it were still read."""
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        app.choose(index=str(tmp_path / "no-such-index"))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        status = app.screen.query_one("#status").plain
+        assert status.startswith("no index │ cannot open the index or model"), status
+
+
 # ---- copy, export, help -----------------------------------------------------------------
 
 

@@ -168,7 +168,7 @@ class ScimEdgeApp(App[None]):
                 self.notify(str(note), timeout=6)
 
     def on_engine_failed(self, message: EngineFailed) -> None:
-        self.main.status.set_note(f"no engine: {message.error}")
+        self.main.status.set_failed()
         self.notify(
             message.error, title="Cannot open the index or model", severity="error", timeout=10
         )

@@ -67,6 +67,13 @@ class StatusBar(ItemRow):
         self.note = ""
         self._paint()
 
+    def set_failed(self) -> None:
+        """No engine opened: no index is being read (the old one's name would say it is),
+        and the error, too long for one line, is the toast's to show."""
+        self.index, self.passages, self.model = "no index", None, "–"
+        self.note = "cannot open the index or model"
+        self._paint()
+
     def set_note(self, note: str) -> None:
         self.note = note
         self._paint()
