@@ -10,7 +10,6 @@ means what it says.
 from __future__ import annotations
 
 import dataclasses
-import math
 import os
 import tomllib
 from dataclasses import dataclass, field, fields
@@ -270,10 +269,8 @@ def validate(s: Settings) -> Settings:
         raise bad("threads", "must be a positive integer")
     if s.threads is not None and s.threads > _MOST_THREADS:
         raise bad("threads", f"must be at most {_MOST_THREADS}")
-    if (
-        not all(_is_number(w) and math.isfinite(w) and w >= 0 for w in s.weights)
-        or abs(sum(s.weights) - 1.0) > 1e-6
-    ):
+    # `not w >= 0`, not `w < 0`: NaN fails every comparison (an infinity fails the sum)
+    if not all(w >= 0 for w in s.weights) or abs(sum(s.weights) - 1.0) > 1e-6:
         raise bad("weights", "must be five non-negative numbers summing to 1")
     choices = {
         "profile": tuple(PROFILES),
