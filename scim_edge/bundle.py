@@ -723,11 +723,11 @@ def _verify(
         if not (isinstance(size, int) and not isinstance(size, bool)) or not isinstance(sha, str):
             raise _bad(archive, f"its {META_NAME} gives no size and sha256 for {name}")
         digest, n = content[name]
-        if n != want.get("size") or digest != want.get("sha256"):
+        if n != size or digest != sha:
             raise _bad(
                 archive,
                 f"{name} is corrupt (sha256 {digest[:12]}…, {n} bytes; expected "
-                f"{str(want.get('sha256'))[:12]}…, {want.get('size')} bytes)",
+                f"{sha[:12]}…, {size} bytes)",
             )
     extra = sorted(set(content) - set(listed))
     if extra:
@@ -800,9 +800,7 @@ def _install(unit: Unit, staging: Path, force: bool) -> Unit:
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
-    from scim_edge.retrieval import read_index_manifest
-
-    return read_index_manifest(path) or {}  # an index's or a model's: the same file name
+    return jsonl.read_object(path / "manifest.json") or {}  # an index's or a model's
 
 
 def _index_detail(path: Path) -> str:

@@ -56,10 +56,12 @@ def check_replaceable(name: str, force: bool) -> None:
     if not (target.exists() or target.is_symlink()):
         return
     try:
-        kind = str(store.read_manifest(target)["kind"])
+        manifest = store.read_manifest(target)
     except ModelError:
-        kind = ""  # a damaged model: --force may replace it
-    critic = kind == "critic" or store.is_fine_tuned_critic(target)
+        manifest = {}  # a damaged model: --force may replace it
+    kind = str(manifest.get("kind", ""))
+    role = str(manifest.get("role", ""))
+    critic = kind == "critic" or store.ModelInfo(name, target, kind, role=role).fine_tuned_critic
     if kind and not critic:
         raise UserError(
             f"model '{name}' is a {kind} model, not a Critic; nothing was trained",

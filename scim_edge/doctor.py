@@ -426,15 +426,15 @@ def check_indexes(checksums: bool = False) -> tuple[list[Check], list[Path]]:
 def _check_practice_set(d: Path) -> Check | None:
     """The index's practice set, when it has one, by its manifest (its traces are too large
     to read here): `critic train` refuses a set whose manifest does not read."""
-    from scim_edge.practice.store import practice_dir
+    from scim_edge.practice.store import practice_dir, read_json
 
-    path = practice_dir(d) / "manifest.json"
     if not practice_dir(d).is_dir():
         return None
+    path = practice_dir(d) / "manifest.json"
     name = f"index {d.name} practice set"
     fix = f"re-create it: scim-edge practice --index {d.name}"
     try:
-        manifest = jsonl.loads(path.read_text(encoding="utf-8"))
+        manifest = read_json(path)
     except (OSError, ValueError) as e:
         return Check("indexes", name, "warning", f"{path} is unreadable: {_one_line(e)}", fix)
     if not isinstance(manifest, dict):

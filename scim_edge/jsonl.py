@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 
@@ -23,6 +24,16 @@ def loads(text: str | bytes) -> Any:
         raise
     except ValueError:  # an integer of over 4,300 digits: Python's limit on reading one
         raise json.JSONDecodeError("a number too long to read", doc, 0) from None
+
+
+def read_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object in the file at `path` (a manifest), or None when the file is
+    missing, unreadable, damaged or holds something else."""
+    try:
+        data = loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def jsonl_lines(text: str) -> Iterator[tuple[int, str]]:

@@ -129,11 +129,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
 def read_index_manifest(path: Path) -> dict[str, Any] | None:
     """The folder's manifest.json as a JSON object, or None when it is missing, unreadable
     or no object."""
-    try:
-        data = jsonl.loads((path / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
+    return jsonl.read_object(path / MANIFEST)
 
 
 def manifest_problem(manifest: dict[str, Any] | None) -> str | None:

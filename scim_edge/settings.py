@@ -165,11 +165,7 @@ def _like_default(key: str, default: Any, value: Any) -> Any:
     if key == "threads":  # None by default (ONNX Runtime's own choice); "4" from the environment
         return None if value is None else _as_int(value)
     if key == "hallucination_warning":  # None by default (no warning); "0.5" from the environment
-        if value is None:
-            return None
-        if isinstance(value, bool):
-            raise ValueError
-        return float(value)
+        return None if value is None else _like_default(key, 0.0, value)
     if value is None or isinstance(value, str):
         return value
     return str(value)
@@ -237,13 +233,13 @@ def validate(s: Settings) -> Settings:
         "critic_min_consistency",
         "critic_min_factuality",
         "critic_min_completeness",
+        "hallucination_warning",  # or None: no warning
     ):
         v = getattr(s, key)
+        if v is None and key == "hallucination_warning":
+            continue
         if not _is_number(v) or not 0.0 <= v <= 1.0:
             raise bad(key, "must be between 0 and 1")
-    warn = s.hallucination_warning
-    if warn is not None and (not _is_number(warn) or not 0.0 <= warn <= 1.0):
-        raise bad("hallucination_warning", "must be between 0 and 1")
     for key in (
         "t_max",
         "k1",

@@ -106,7 +106,7 @@ def target_dir(out: str | None, name: str | None) -> Path:
     if out:
         return Path(out).expanduser().absolute()
     name = name if name is not None else DEFAULT_NAME
-    if not name or name.startswith(".") or "/" in name or "\\" in name or name != name.strip():
+    if not paths.is_plain_name(name) or name != name.strip():
         raise UserError(f"invalid index name {name!r}: use letters, digits, '-' or '_'")
     return paths.indexes_dir() / name
 
