@@ -307,12 +307,14 @@ def resolve_model(name: str | None, kind: str | None = "seq2seq") -> Path:
                 hint="run `scim-edge models export --from DIR_OR_HUB_ID` or `models import DIR`",
             )
         return found
-    candidate = paths.models_dir() / name
-    if _NAME_RE.match(name) and not is_hidden_temp(name) and candidate.is_dir():
-        path = candidate
-    elif ("/" in name or os.sep in name or name.startswith(".")) and (
+    local = ("/" in name or os.sep in name or name.startswith(".")) and (
         Path(name) / MANIFEST
-    ).is_file():
+    ).is_file()
+    bare = paths.plain_name(name)  # "flan/", as a shell completes it, with no such folder here
+    candidate = paths.models_dir() / bare
+    if not local and _NAME_RE.match(bare) and not is_hidden_temp(bare) and candidate.is_dir():
+        path = candidate
+    elif local:
         path = Path(name).expanduser().resolve()
     else:
         raise _not_installed(name)
@@ -356,10 +358,11 @@ def import_model(src_dir: Path | str, name: str | None = None, force: bool = Fal
 
 def remove(name: str) -> Path:
     """Remove an installed model (renamed aside first, so a crash leaves no half model)."""
-    path = paths.models_dir() / name
-    if not _NAME_RE.match(name) or is_hidden_temp(name) or not path.is_dir():
+    bare = paths.plain_name(name)
+    path = paths.models_dir() / bare
+    if not _NAME_RE.match(bare) or is_hidden_temp(bare) or not path.is_dir():
         raise _not_installed(name)
-    aside = path.parent / f"{OLD_PREFIX}{name}-{os.getpid()}-{os.urandom(3).hex()}"
+    aside = path.parent / f"{OLD_PREFIX}{bare}-{os.getpid()}-{os.urandom(3).hex()}"
     os.rename(path, aside)
     shutil.rmtree(aside, ignore_errors=True)
     return path

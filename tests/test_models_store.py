@@ -116,6 +116,27 @@ def test_import_list_resolve_remove(tmp_path, capsys):
     assert not [p for p in paths.models_dir().iterdir() if p.name.startswith(".")]
 
 
+def test_an_installed_name_with_a_trailing_slash_is_that_model(tmp_path, monkeypatch):
+    """`--model flan/`, as a shell completes a name in the models folder: the installed
+    model, when no such folder is where the command runs."""
+    store.import_model(make_fake_model(tmp_path / "src", name="flan"))
+    monkeypatch.chdir(tmp_path)
+    assert store.resolve_model("flan/") == paths.models_dir() / "flan"
+
+
+def test_a_local_exported_folder_wins_over_a_store_name_with_a_slash(tmp_path, monkeypatch):
+    store.import_model(make_fake_model(tmp_path / "src", name="flan"))
+    local = make_fake_model(tmp_path / "here", name="flan")
+    monkeypatch.chdir(tmp_path / "here")
+    assert store.resolve_model("flan/") == local.resolve()
+
+
+def test_remove_takes_a_name_with_a_trailing_slash(tmp_path):
+    store.import_model(make_fake_model(tmp_path / "src", name="flan"))
+    store.remove("flan/")
+    assert not (paths.models_dir() / "flan").exists()
+
+
 def test_unknown_model_name_is_one_line(capsys):
     msg = "model 'nope' is not installed (see scim-edge models list)"
     with pytest.raises(ModelError) as e:
