@@ -69,13 +69,66 @@ def worker_init() -> None:
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _parse_worker_init() -> None:
+    """A parsing pool worker's signals: `worker_init`'s, and a SIGTERM that never leaves
+    a lock taken or a message half sent.
+
+    SIGTERM is what a service manager or `kill -- -PGID` sends to every process of the
+    command at once. Killed by it outright, a worker could hold the task queue's read
+    lock (an idle worker waits for its next task holding it), or stop halfway through
+    sending its result, and the parent's `Pool.terminate()` then waited on the lock, or
+    on the rest of the message, until `stop_pool` gave up (10 s). So it leaves by
+    SystemExit, which unwinds the `with lock:` it is in, and not while it is sending."""
+    worker_init()
+    signal.signal(signal.SIGTERM, _leave)
+
+
+_SENDING = frozenset({"send_bytes", "_send_bytes", "_send", "send", "put"})
+LEAVE_RETRY_SECONDS = 0.02
+
+
+def _leave(signum: int, frame: Any) -> None:
+    """A parsing worker's SIGTERM (and its retry alarm): leave now, or as soon as a
+    result being sent down the pool's pipe has gone whole."""
+    f = frame if hasattr(signal, "setitimer") else None  # no alarm timer on Windows
+    while f is not None:
+        code = f.f_code
+        if code.co_name in _SENDING and code.co_filename.endswith(
+            ("multiprocessing/connection.py", "multiprocessing/queues.py")
+        ):
+            signal.signal(signal.SIGALRM, _leave)
+            signal.setitimer(signal.ITIMER_REAL, LEAVE_RETRY_SECONDS)
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            return
+        f = f.f_back
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # terminate()'s own SIGTERM, after the group's
+    raise SystemExit(128 + signal.SIGTERM)
+
+
 def make_pool(workers: int) -> Any:
     """A process pool for parsing/cleaning. Fork where available: no re-import cost."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    return multiprocessing.get_context(method).Pool(workers, initializer=worker_init)
+    return multiprocessing.get_context(method).Pool(workers, initializer=_parse_worker_init)
+
+
+RESULT_POLL_SECONDS = 0.5
+
+
+def result_of(res: Any) -> Any:
+    """`res.get()` of a pool's task, waited for in short steps. A signal sent to the whole
+    process is taken by whichever thread the kernel picks; when that is one of the pool's
+    threads, the main thread, blocked in a lock wait with no timeout, never runs Python's
+    handler, and a build whose workers that signal stopped waited for their results for
+    ever. Each step's end lets the handler run."""
+    while True:
+        try:
+            return res.get(RESULT_POLL_SECONDS)
+        except multiprocessing.TimeoutError:
+            continue
 
 
 STOP_POOL_SECONDS = 10.0
+STOP_POOL_GRACE = 2.0
 
 
 def stop_pool(pool: Any, timeout: float = STOP_POOL_SECONDS) -> bool:
@@ -87,7 +140,12 @@ def stop_pool(pool: Any, timeout: float = STOP_POOL_SECONDS) -> bool:
     that lock taken, so the pool's task thread waits on it in `terminate` without end. A
     build interrupted with Ctrl+C then hung instead of keeping its checkpoint and
     exiting. The workers are dead by then; only the pool's own daemon threads are left,
-    so past the timeout they are abandoned."""
+    so past the timeout they are abandoned.
+
+    A worker can also miss terminate()'s SIGTERM: one the pool forked an instant before
+    (to replace a worker that a signal to the whole command stopped) drops a signal that
+    arrives before Python has set itself up in the new process, and terminate() then
+    waits for it to exit. After STOP_POOL_GRACE seconds, workers still alive are killed."""
 
     def stop() -> None:
         pool.terminate()
@@ -95,7 +153,13 @@ def stop_pool(pool: Any, timeout: float = STOP_POOL_SECONDS) -> bool:
 
     stopper = threading.Thread(target=stop, name="stop-pool", daemon=True)
     stopper.start()
-    stopper.join(timeout)
+    grace = min(STOP_POOL_GRACE, timeout)
+    stopper.join(grace)
+    if stopper.is_alive():
+        for worker in list(getattr(pool, "_pool", ())):  # the pool's worker processes
+            if worker.is_alive():
+                worker.kill()
+        stopper.join(timeout - grace)
     return not stopper.is_alive()
 
 
@@ -560,10 +624,10 @@ class DumpReader:
                 pending.append((pool.apply_async(fn, (batch,)), self.position))
                 if len(pending) >= window:
                     res, self.position = pending.popleft()
-                    yield res.get()
+                    yield result_of(res)
             while pending:
                 res, self.position = pending.popleft()
-                yield res.get()
+                yield result_of(res)
 
     def _blocks_ok(self) -> bool:
         """Block-parallel reading needs a seekable bz2 file whose XML is UTF-8 (byte search
@@ -632,7 +696,7 @@ class DumpReader:
                 return
             res, end = pending.popleft()
             try:
-                head, out, tail, n_pages, xml_bytes = res.get()
+                head, out, tail, n_pages, xml_bytes = result_of(res)
             except EOFError:
                 raise DumpError(
                     f"truncated bz2 file {path}: it ends early after {self.pages_read} pages "
@@ -752,7 +816,7 @@ class DumpReader:
                 break
             res, (start, end) = pending.popleft()
             try:
-                out, n_pages, xml_bytes = res.get()
+                out, n_pages, xml_bytes = result_of(res)
             except (EOFError, OSError, ValueError) as e:
                 raise DumpError(
                     f"truncated or corrupt bz2 stream in {self.path}: {e}; {self.pages_read} "

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from index_builder.dump_reader import readable_file, result_of
 from scim_edge.errors import DumpError, UserError
 
 ZIM_MAGIC = b"ZIM\x04"  # 72173914, little-endian
@@ -94,8 +95,6 @@ class ZimReader:
 
     def __init__(self, source: str | os.PathLike[str], *, workers: int = 2) -> None:
         self.source = str(source)
-        from index_builder.dump_reader import readable_file
-
         path = self.path = readable_file(self.source, "ZIM")
         self.total_bytes: int | None = path.stat().st_size
         check_header(path)
@@ -163,7 +162,7 @@ class ZimReader:
                 return
             task, start, end = pending.popleft()
             try:
-                res, html_bytes = task.get() if pool is not None else process_entries(*task)
+                res, html_bytes = result_of(task) if pool is not None else process_entries(*task)
             except RuntimeError as e:
                 raise DumpError(
                     f"unreadable ZIM file {path}: {' '.join(str(e).split())} (entries "

@@ -283,6 +283,83 @@ def test_stopping_a_pool_whose_result_lock_a_killed_worker_held_does_not_hang():
     assert (stopped, waited < 5.0) == (False, True)
 
 
+def test_a_pool_stops_in_time_after_its_idle_worker_took_a_sigterm():
+    """`kill -- -PGID` (or a service stop) sends SIGTERM to every process of the command.
+    An idle worker waits for its next task holding the task queue's read lock; killed
+    outright there, it left the lock taken and the parent's `Pool.terminate()` waited on
+    it until `stop_pool` gave up. The worker now leaves by unwinding, releasing it."""
+    import os
+    import signal
+    import time
+
+    from index_builder.dump_reader import make_pool, stop_pool
+
+    pool = make_pool(1)
+    assert pool.apply(int, ("1",)) == 1
+    worker = pool._pool[0]
+    time.sleep(0.3)  # back in its wait for the next task
+    os.kill(worker.pid, signal.SIGTERM)
+    worker.join(5.0)
+    assert stop_pool(pool, timeout=3.0)
+
+
+def _deaf_to_sigterm_for(seconds: float) -> None:
+    import signal
+    import time
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    time.sleep(seconds)
+
+
+def test_a_pool_stops_in_time_when_a_worker_missed_terminates_sigterm():
+    """A worker forked an instant before `terminate()` can drop its SIGTERM (here: one
+    that ignores it); `stop_pool` kills what is still alive after its grace."""
+    import time
+
+    from index_builder.dump_reader import make_pool, stop_pool
+
+    pool = make_pool(1)
+    pool.apply_async(_deaf_to_sigterm_for, (30.0,))
+    time.sleep(0.5)  # the worker is in the task, deaf
+    assert stop_pool(pool, timeout=6.0)
+
+
+def test_a_signal_taken_by_another_thread_reaches_a_build_waiting_for_a_result():
+    """A signal sent to the whole process may be taken by one of the pool's threads; the
+    main thread, waiting for a task's result, must still run its handler (an interrupt
+    whose workers were stopped otherwise waited for their results for ever)."""
+    import signal
+    import threading
+    import time
+
+    from index_builder.dump_reader import make_pool, result_of, stop_pool
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    previous = signal.signal(signal.SIGUSR1, handler)
+    pool = make_pool(1)
+    try:
+        res = pool.apply_async(_deaf_to_sigterm_for, (8.0,))
+        other = threading.Thread(
+            target=lambda: (
+                time.sleep(0.3),
+                signal.pthread_kill(threading.get_ident(), signal.SIGUSR1),
+            )
+        )
+        t0 = time.perf_counter()
+        other.start()
+        with pytest.raises(Interrupted):
+            result_of(res)
+        assert time.perf_counter() - t0 < 4.0
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+        stop_pool(pool, timeout=6.0)
+
+
 def test_a_pool_with_nothing_in_the_way_stops_in_time():
     from index_builder.dump_reader import make_pool, stop_pool
 
