@@ -81,6 +81,8 @@ def _parse_worker_init() -> None:
     SystemExit, which unwinds the `with lock:` it is in, and not while it is sending."""
     worker_init()
     signal.signal(signal.SIGTERM, _leave)
+    if hasattr(signal, "setitimer"):  # no alarm timer on Windows
+        signal.signal(signal.SIGALRM, _leave)
 
 
 _SENDING = frozenset({"send_bytes", "_send_bytes", "_send", "send", "put"})
@@ -96,7 +98,6 @@ def _leave(signum: int, frame: Any) -> None:
         if code.co_name in _SENDING and code.co_filename.endswith(
             ("multiprocessing/connection.py", "multiprocessing/queues.py")
         ):
-            signal.signal(signal.SIGALRM, _leave)
             signal.setitimer(signal.ITIMER_REAL, LEAVE_RETRY_SECONDS)
             signal.signal(signal.SIGTERM, signal.SIG_IGN)
             return

@@ -294,6 +294,16 @@ def default_model(kind: str = "seq2seq") -> Path | None:
     return None
 
 
+def _installed_dir(name: str) -> Path | None:
+    """The folder of installed model `name` ("flan/", as a shell completes it, is "flan"),
+    or None when no model of that name is installed."""
+    bare = paths.plain_name(name)
+    path = paths.models_dir() / bare
+    if _NAME_RE.match(bare) and not is_hidden_temp(bare) and path.is_dir():
+        return path
+    return None
+
+
 def resolve_model(name: str | None, kind: str | None = "seq2seq") -> Path:
     """Directory of model `name` (a store name or a path to an exported model directory).
 
@@ -310,12 +320,10 @@ def resolve_model(name: str | None, kind: str | None = "seq2seq") -> Path:
     local = ("/" in name or os.sep in name or name.startswith(".")) and (
         Path(name) / MANIFEST
     ).is_file()
-    bare = paths.plain_name(name)  # "flan/", as a shell completes it, with no such folder here
-    candidate = paths.models_dir() / bare
-    if not local and _NAME_RE.match(bare) and not is_hidden_temp(bare) and candidate.is_dir():
-        path = candidate
-    elif local:
+    if local:
         path = Path(name).expanduser().resolve()
+    elif (installed := _installed_dir(name)) is not None:
+        path = installed
     else:
         raise _not_installed(name)
     manifest = read_manifest(path)
@@ -358,11 +366,10 @@ def import_model(src_dir: Path | str, name: str | None = None, force: bool = Fal
 
 def remove(name: str) -> Path:
     """Remove an installed model (renamed aside first, so a crash leaves no half model)."""
-    bare = paths.plain_name(name)
-    path = paths.models_dir() / bare
-    if not _NAME_RE.match(bare) or is_hidden_temp(bare) or not path.is_dir():
+    path = _installed_dir(name)
+    if path is None:
         raise _not_installed(name)
-    aside = path.parent / f"{OLD_PREFIX}{bare}-{os.getpid()}-{os.urandom(3).hex()}"
+    aside = path.parent / f"{OLD_PREFIX}{path.name}-{os.getpid()}-{os.urandom(3).hex()}"
     os.rename(path, aside)
     shutil.rmtree(aside, ignore_errors=True)
     return path

@@ -428,9 +428,10 @@ def _check_practice_set(d: Path) -> Check | None:
     to read here): `critic train` refuses a set whose manifest does not read."""
     from scim_edge.practice.store import practice_dir, read_json
 
-    if not practice_dir(d).is_dir():
+    pdir = practice_dir(d)
+    if not pdir.is_dir():
         return None
-    path = practice_dir(d) / "manifest.json"
+    path = pdir / "manifest.json"
     name = f"index {d.name} practice set"
     fix = f"re-create it: scim-edge practice --index {d.name}"
     try:

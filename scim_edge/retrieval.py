@@ -74,7 +74,8 @@ def _in_words(failure: str) -> str:
     ('IoError { io_error: Custom { kind: InvalidData, … }, filepath: "….store" }') is
     that file, damaged; anything else, its own words on one line."""
     named = _FILEPATH.search(failure)
-    if named and any(word in failure.lower() for word in _DAMAGE):
+    low = failure.lower()
+    if named and any(word in low for word in _DAMAGE):
         return f"its file {named.group(1)} is damaged or cut short"
     return one_line(failure, 200, at_word=True)
 
