@@ -201,3 +201,36 @@ def test_a_name_with_the_bridge_entity_in_it_can_answer_the_second_hop():
 def test_without_the_bridge_article_the_bridge_entity_is_still_no_answer():
     q = "On which river stands the city where the Rothschild family originated?"
     assert ExtractiveGenerator().answer_with_support(q, [ROTHSCHILD])[0] != "Frankfurt"
+
+
+REVOLUTION = Passage("900-0", "American Revolutionary War", "", "The war's outcome seemed "
+    "uncertain for most of the war, but Washington and the Continental Army's decisive victory "
+    "in the Siege of Yorktown in 1781 led King George III and the Kingdom of Great Britain to "
+    "negotiate an end to the war.")  # fmt: skip
+
+
+def test_a_bridge_entity_of_the_asked_kind_is_the_answer():
+    # the description ("the decisive win that …") is of another kind than the one asked for
+    # ("which siege"): the Siege of Yorktown, named for the clause, is the siege asked for
+    q = "Which siege in 1781 gave Washington the decisive win that brought Britain to the table?"
+    assert ExtractiveGenerator().answer_with_support(q, [REVOLUTION])[0] == "Siege of Yorktown"
+
+
+MOZART = Passage("905-0", "Wolfgang Amadeus Mozart", "", "Wolfgang Amadeus Mozart was born in "
+    "Salzburg, on the banks of the Salzach, in 1756.")  # fmt: skip
+SALZACH = Passage("906-0", "Salzach", "", "The Salzach is a river with a length of 225 "
+    "kilometres.")  # fmt: skip
+
+
+def test_a_bridge_entity_whose_article_says_it_is_of_the_asked_kind_is_the_answer():
+    # "Salzach", named beside the city described, does not say "river"; its lead does
+    q = "Which river flows through the city where Mozart was born?"
+    assert ExtractiveGenerator().answer_with_support(q, [MOZART, SALZACH])[0] == "Salzach"
+
+
+def test_a_bridge_of_the_asked_kind_itself_still_bans_its_entity():
+    # asked "which city" through "the city where …": Frankfurt is the city described, the
+    # way to the answer, even though it is a city too
+    # (its lead says it is a city, as the question asks)
+    q = "Which city lies near the city where the Rothschild family originated?"
+    assert ExtractiveGenerator().answer_with_support(q, [ROTHSCHILD, FRANKFURT])[0] != "Frankfurt"

@@ -42,9 +42,11 @@ from scim_edge.generation.spans import (
     NOT_PERSON_WORDS,
     NUMBER_RE,
     Span,
+    span_head,
     unit_head,
 )
 from scim_edge.generation.support import best_support, support_of
+from scim_edge.lead_types import LeadTypes
 from scim_edge.quality import _TEMPORAL_RE, well_formed
 from scim_edge.types import Generation, Passage
 
@@ -391,6 +393,18 @@ def _window(text: str, span: str | None, q_content: set[str]) -> str:
     return " ".join(words[start : start + MAX_CLAUSE_WORDS])
 
 
+def _of_asked_kind(info: rf.QuestionInfo, b: bridge.Bridge, entity: str, types: LeadTypes) -> bool:
+    """Whether `entity` is of the kind `info` asks for ("siege") by its own head word
+    ("Siege of Yorktown") or by what its article says it is, while the bridge describes
+    another kind ("win"): then it is no bridge but a candidate answer."""
+    if not info.head or tu.stem(b.head) == info.head:
+        return False
+    if tu.stem(span_head(entity).lower()) == info.head:
+        return True
+    lead = types.of(entity)
+    return lead is not None and info.head in lead.head_stems
+
+
 def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:
     """The short answer as a person would state it: a count keeps its unit unless the
     question already names it ("how long" → "36 years", "how many moons" → "79"); a full
@@ -610,9 +624,15 @@ class ExtractiveGenerator:
         that article's passages first: its words and their ranks point at the second hop's
         sentence, where the whole question's point back at the first hop's. The whole
         question's reading stands when there is no such article among the passages, when
-        that reading finds nothing, or when it asks for another kind of answer."""
+        that reading finds nothing, or when it asks for another kind of answer. An entity of
+        the kind the question asks for, where the description is of another kind, is the
+        answer all the same ("Which siege … gave Washington the decisive win that …": the
+        Siege of Yorktown is the siege asked for, not the win described)."""
         b = bridge.find(question)
         found = bridge.candidates(question, b, passages, limit=2) if b is not None else []
+        if b is not None and found:
+            types = self.reader.types or LeadTypes.of_passages(passages)
+            found = [c for c in found if not _of_asked_kind(info, b, c.entity, types)]
         banned = [*exclude, *(c.entity for c in found)]
         if b is not None and found:
             hop = [p for p in passages if bridge.title_names(p.title, found[0].entity)]
