@@ -383,6 +383,10 @@ def test_critic_train_on_traces_of_another_version_is_one_line(sample_index, tmp
         ["eval", ""],
         ["tui", "--index", ""],
         ["bundle", "out.tar", "--index", ""],
+        ["ask", "Q?", "--model", ""],
+        ["eval", "qa.jsonl", "--model", ""],
+        ["tui", "--model", ""],
+        ["bundle", "out.tar", "--model", ""],
         ["build-index", "dump.xml", "--embeddings", "", "--embedding-variant", "static"],
     ],
 )

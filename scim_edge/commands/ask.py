@@ -48,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", type=nonempty, metavar="NAME|DIR", help="index name or directory")
     p.add_argument(
         "--model",
+        type=nonempty,
         metavar="NAME|extractive",
         help="installed model name, or 'extractive' for the built-in generator",
     )

@@ -31,6 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--model",
+        type=nonempty,
         action="append",
         default=[],
         metavar="NAME",

@@ -37,7 +37,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--index", type=nonempty, help="index name or directory (default: the default index)"
     )
-    p.add_argument("--model", help="model name, or 'extractive' for the built-in generator")
+    p.add_argument(
+        "--model", type=nonempty, help="model name, or 'extractive' for the built-in generator"
+    )
     p.add_argument(
         "--profile", help="settings profile (general, high-stakes, efficiency, education)"
     )

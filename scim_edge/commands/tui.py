@@ -18,7 +18,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help="index name or directory (default: the installed one)",
     )
-    p.add_argument("--model", metavar="NAME", help="model name, or 'extractive'")
+    p.add_argument("--model", type=nonempty, metavar="NAME", help="model name, or 'extractive'")
     p.add_argument("--loop", choices=LOOPS, help="loop to run (default: scim)")
     p.add_argument("--profile", choices=tuple(PROFILES), help="settings profile")
     p.set_defaults(func=run)
