@@ -355,3 +355,17 @@ def test_a_name_whose_lead_calls_it_it_is_marked_for_a_who_question():
 def test_a_name_whose_lead_has_no_pronouns_is_not_marked_as_a_thing():
     f = _who_wrote("Homer was an ancient Greek poet. Homer was revered.")
     assert f["Homer"]["person_q_lead_says_it"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("question", "head"),
+    [
+        ("What is the mechanical woman called?", "woman"),
+        ("What was the old harbour named in Latin?", "harbour"),
+        # a participle inside the phrase is no end of it
+        ("What is the largest known prime number?", "number"),
+    ],
+)
+def test_a_naming_participle_after_the_phrase_is_not_its_head(question, head):
+    """ "What is X called?" asks for the name of an X: the head is X's noun, not "called"."""
+    assert rf.question_head(question) == head

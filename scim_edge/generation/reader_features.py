@@ -191,6 +191,8 @@ _HEAD_QUALIFIERS = frozenset("other only same main most own".split())
 # for a river: a label word (`_LABEL_STEMS`) right after the wh-word, then a verb, is the head
 _LABEL_VERBS = frozenset("is was are were do does did describes means refers".split())
 _POSSESSIVE = frozenset({"s", "'s", "’s"})
+# Participles that say the answer is a name given to what the phrase before them describes
+_NAMING_PARTICIPLES = frozenset("called named known termed nicknamed dubbed".split())
 _ENDS_HEAD_TAGS = frozenset({"VB", "VBD", "VBP", "VBZ", "RB", "MD"})  # finite verbs, adverbs
 
 
@@ -223,6 +225,14 @@ def _picks_with_which(question: str) -> bool:
         if low in ("what", "which"):
             return low == "which"
     return False
+
+
+def _ends_phrase(low: list[str], k: int) -> bool:
+    """A stopword ends the phrase after the wh-word, and so does a naming participle at its
+    end: "What is the mechanical woman called?" asks for a woman, by her name."""
+    if low[k] in tu.STOPWORDS:
+        return True
+    return low[k] in _NAMING_PARTICIPLES and (k + 1 == len(low) or low[k + 1] in tu.STOPWORDS)
 
 
 @tu.tool_cache(maxsize=4096)
@@ -264,7 +274,7 @@ def question_head(question: str) -> str:
             if name and run:
                 after_names = True
                 continue
-            if r in tu.STOPWORDS:
+            if _ends_phrase(low, k):
                 break
             if tags is None:
                 tags = {t.lower(): tag for t, tag in tu.pos_tags(question)}
