@@ -230,7 +230,6 @@ def test_a_bridge_entity_whose_article_says_it_is_of_the_asked_kind_is_the_answe
 
 def test_a_bridge_of_the_asked_kind_itself_still_bans_its_entity():
     # asked "which city" through "the city where …": Frankfurt is the city described, the
-    # way to the answer, even though it is a city too
-    # (its lead says it is a city, as the question asks)
+    # way to the answer, though its lead says it is a city, as the question asks
     q = "Which city lies near the city where the Rothschild family originated?"
     assert ExtractiveGenerator().answer_with_support(q, [ROTHSCHILD, FRANKFURT])[0] != "Frankfurt"

@@ -630,7 +630,7 @@ class ExtractiveGenerator:
         Siege of Yorktown is the siege asked for, not the win described)."""
         b = bridge.find(question)
         found = bridge.candidates(question, b, passages, limit=2) if b is not None else []
-        if b is not None and found:
+        if b is not None and found:  # one of the asked kind is no way to the answer
             types = self.reader.types or LeadTypes.of_passages(passages)
             found = [c for c in found if not _of_asked_kind(info, b, c.entity, types)]
         banned = [*exclude, *(c.entity for c in found)]
