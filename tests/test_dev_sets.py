@@ -1,4 +1,4 @@
-"""Our hand-written dev sets (vital-en's, and one over the enwiki sample) pass
+"""Our hand-written dev sets (vital-en's, and two over the enwiki sample) pass
 `benchmarks/check_dev_set.py` against the corpus they were written over: every answer is in
 its evidence, every evidence in its article, and every id of the set's own form. A set that
 drifts from the corpus, or a checker that stops accepting a set's ids, would silently turn
@@ -14,21 +14,23 @@ import pytest
 from tests.conftest import ROOT, shared_file
 
 SCRIPT = ROOT / "benchmarks" / "check_dev_set.py"
-SETS = [  # over vital-en, but the last, over the enwiki sample
+SETS = [  # over vital-en, but the dev_sample ones, over the enwiki sample
     "dev_vital.jsonl",
     "dev_vital_b.jsonl",
     "dev_vital_c.jsonl",
     "dev_vital_who.jsonl",
     "dev_vital_measures.jsonl",
     "dev_vital_d.jsonl",
+    "dev_vital_e.jsonl",
     "dev_sample.jsonl",
+    "dev_sample_b.jsonl",
 ]
 
 
 @pytest.mark.parametrize("name", SETS)
 def test_a_dev_set_checks_clean_against_vital_en(name: str):
     corpus = shared_file(
-        "enwiki-sample.xml.bz2" if name == "dev_sample.jsonl" else "vital-en.xml.bz2"
+        "enwiki-sample.xml.bz2" if name.startswith("dev_sample") else "vital-en.xml.bz2"
     )
     r = subprocess.run(
         [sys.executable, str(SCRIPT), "--set", str(ROOT / "benchmarks" / name),
