@@ -201,12 +201,14 @@ def test_truncated_multistream(multistream_dump, tmp_path):
 
 @pytest.fixture(scope="module")
 def pool():
-    from index_builder.dump_reader import make_pool
+    """A parsing pool shared by the module's tests, stopped as a build stops its own
+    (`stop_pool`: a worker that misses terminate()'s SIGTERM is killed after a grace, where
+    a bare terminate() and join() waited for it for ever and hung the suite)."""
+    from index_builder.dump_reader import make_pool, stop_pool
 
     p = make_pool(2)
     yield p
-    p.terminate()
-    p.join()
+    assert stop_pool(p)
 
 
 @pytest.fixture(scope="module")
