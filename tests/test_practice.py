@@ -442,6 +442,9 @@ def _practise_fresh(index: str, workers: int) -> None:
     run_practice(engine, Path(index), PracticeOptions(questions=60, seed=1, workers=workers))
 
 
+FRESH_RUN_SECONDS = 600
+
+
 def test_practice_on_two_workers_writes_what_one_process_writes(sample_index, tmp_path):
     """Each run starts in a fresh process, as a user's does. Run inside the test
     session's own process, which has read other indexes and questions first, the
@@ -454,7 +457,10 @@ def test_practice_on_two_workers_writes_what_one_process_writes(sample_index, tm
         shutil.copytree(sample_index, dst)
         run = spawn.Process(target=_practise_fresh, args=(str(dst), workers))
         run.start()
-        run.join()
+        run.join(FRESH_RUN_SECONDS)
+        if run.is_alive():  # fail, not hang the suite (its exit would wait for the child)
+            run.kill()
+            run.join()
         assert run.exitcode == 0
         files = ("traces.jsonl", "reader.json")
         written.append([(store.practice_dir(dst) / name).read_text() for name in files])
