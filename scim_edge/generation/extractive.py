@@ -42,7 +42,6 @@ from scim_edge.generation.spans import (
     NOT_PERSON_WORDS,
     NUMBER_RE,
     Span,
-    span_head,
     unit_head,
 )
 from scim_edge.generation.support import best_support, support_of
@@ -399,10 +398,7 @@ def _of_asked_kind(info: rf.QuestionInfo, b: bridge.Bridge, entity: str, types: 
     another kind ("win"): then it is no bridge but a candidate answer."""
     if not info.head or tu.stem(b.head) == info.head:
         return False
-    if tu.stem(span_head(entity).lower()) == info.head:
-        return True
-    lead = types.of(entity)
-    return lead is not None and info.head in lead.head_stems
+    return rf.head_is_asked(info, entity) or rf.lead_is_asked(info, types.of(entity))
 
 
 def _format_span(span: Span, question: str, kind: str, title: str = "") -> str:

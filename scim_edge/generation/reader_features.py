@@ -704,7 +704,7 @@ def _names_the_kind(span: Span, sentence: str, q: QuestionInfo) -> bool:
     asks. A name ("Battle of Segesvár" for "which battle") or a phrase said elsewhere
     ("rest on their left side" for "which side") is not left out, except when the kind is
     a label ("name", "term"), which only a name or the term itself gives."""
-    if span.kind != "np" or not _head_is_span_head(q, span):
+    if span.kind != "np" or not head_is_asked(q, span.text):
         return False
     if q.head in _LABEL_STEMS:  # "What was Little Richard's real name?": not "stage name"
         return True
@@ -1190,7 +1190,7 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     )
     return {
         "span_q_share": sum(w in q.lower_words for w in sp_words) / max(1, len(sp_words)),
-        "head_ends_span": float(_head_is_span_head(q, sp)),
+        "head_ends_span": float(head_is_asked(q, sp.text)),
         "span_words": min(len(sp_words), 6) / 6.0,
         "multiword": float(len(sp_words) > 1),
         "before_by": float(sp.before == "by"),
@@ -1228,10 +1228,16 @@ def _span_cues(pool: _Pool, sp: Span, sentence: str, lead: LeadType | None) -> d
     }
 
 
-def _head_is_span_head(q: QuestionInfo, sp: Span) -> bool:
-    """The question asks for the kind of thing the span's own head word names: "which
+def head_is_asked(q: QuestionInfo, text: str) -> bool:
+    """The question asks for the kind of thing the text's own head word names: "which
     battle" for "Battle of Segesvár", "which side" for "left side"."""
-    return bool(q.head) and tu.stem(span_head(sp.text).lower()) == q.head
+    return bool(q.head) and tu.stem(span_head(text).lower()) == q.head
+
+
+def lead_is_asked(q: QuestionInfo, lead: LeadType | None) -> bool:
+    """The question asks for the kind of thing a name's article says it is: "which city"
+    for Amsterdam, "a city …"."""
+    return bool(q.head) and lead is not None and q.head in lead.head_stems
 
 
 def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None, ends_head: bool) -> dict[str, float]:
@@ -1240,7 +1246,7 @@ def _lead_cues(pool: _Pool, sp: Span, lead: LeadType | None, ends_head: bool) ->
     if pool.types is None or sp.kind != "entity" or lead is None:
         return {}
     q = pool.q
-    match = bool(q.head) and q.head in lead.head_stems
+    match = lead_is_asked(q, lead)
     f = {"lead_known": 1.0, "lead_head_match": float(match)}
     clash = bool(q.head and lead.heads) and not match and not ends_head
     f["lead_head_clash"] = float(clash)
