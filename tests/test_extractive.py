@@ -113,6 +113,23 @@ def test_non_temporal_choice_names_the_option_the_evidence_is_about():
     assert ExtractiveGenerator().generate(q, ps).text == "Algeria"
 
 
+def test_choice_answer_is_an_option_when_the_best_sentence_names_both():
+    ps = [
+        Passage("f-0", "Fish", "", "Ray-finned fishes and amphibians both have many known "
+                "species, and fishes are the larger group of vertebrates."),
+        Passage("a-0", "Amphibian", "", "Amphibians are a class of vertebrates with about "
+                "8,000 known species."),
+    ]  # fmt: skip
+    q = "Which group has fewer known species, amphibians or ray-finned fishes?"
+    assert ExtractiveGenerator().generate(q, ps).text == "amphibians"
+
+
+def test_choice_answer_is_empty_when_no_sentence_names_an_option():
+    ps = [Passage("x-0", "Vertebrate", "", "Vertebrates have many known species in the sea.")]
+    q = "Which group has fewer known species, amphibians or ray-finned fishes?"
+    assert ExtractiveGenerator().generate(q, ps).text == ""
+
+
 def test_no_passages_gives_empty_answer():
     assert ExtractiveGenerator().generate("Who?", []).text == ""
 

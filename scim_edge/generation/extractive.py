@@ -321,6 +321,18 @@ def _option_stems(option: str) -> frozenset[str]:
     return tu.stem_set(_option_name(option))
 
 
+def _option_said(options: Sequence[str], cands: Sequence[_Candidate]) -> str:
+    """With no dates to compare, the option that the best sentence naming only one of them
+    is about; "" when no sentence does. The answer to "X or Y?" is X or Y: a clause of a
+    sentence that names both, or neither, answers nothing asked."""
+    for c in cands:
+        s_stems = tu.stem_set(c.sentence)
+        named = [o for o in options if _option_stems(o) and _option_stems(o) <= s_stems]
+        if len(named) == 1:
+            return _option_name(named[0])
+    return ""
+
+
 def _narrow(span: str, question: str) -> str:
     """Narrow a full date to its year when the question asks for a year."""
     if re.search(r"\byears?\b", question, re.IGNORECASE) and not _YEAR.fullmatch(span):
@@ -662,11 +674,7 @@ class ExtractiveGenerator:
             return ""
         best = cands[0]
         if atype.kind == "choice" and not longer:
-            # no dates to compare: the option the best supporting sentence is about
-            s_stems = tu.stem_set(best.sentence)
-            named = [o for o in atype.options if _option_stems(o) and _option_stems(o) <= s_stems]
-            if len(named) == 1:
-                return _option_name(named[0])
+            return _option_said(atype.options, cands)
         if best.span and not longer:
             return _narrow(best.span, question)
         if longer:
