@@ -22,6 +22,14 @@ def _spans(sentence: str) -> dict[str, str]:
     return {s.text: s.unit for s in sentence_spans(sentence)}
 
 
+def test_a_naming_participle_ends_a_noun_phrase():
+    assert "fish sauce" in _spans("The Romans made a fish sauce called garum.")
+
+
+def test_the_name_after_a_naming_participle_is_a_span_of_its_own():
+    assert "garum" in _spans("The Romans made a fish sauce called garum.")
+
+
 def test_a_verb_after_a_number_is_not_its_unit():
     spans = _spans("His suicide at 37 followed years of mental illness and poverty.")
     assert spans["37"] == ""

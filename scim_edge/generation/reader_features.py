@@ -65,6 +65,7 @@ from scim_edge.comparison import END_WORDS
 from scim_edge.generation.coreference import resolve_opening_pronoun
 from scim_edge.generation.spans import (
     KINDS,
+    NAMING_PARTICIPLES,
     NOT_PERSON_WORDS,
     ROLE_TITLES,
     Span,
@@ -191,8 +192,6 @@ _HEAD_QUALIFIERS = frozenset("other only same main most own".split())
 # for a river: a label word (`_LABEL_STEMS`) right after the wh-word, then a verb, is the head
 _LABEL_VERBS = frozenset("is was are were do does did describes means refers".split())
 _POSSESSIVE = frozenset({"s", "'s", "’s"})
-# Participles that say the answer is a name given to what the phrase before them describes
-_NAMING_PARTICIPLES = frozenset("called named known termed nicknamed dubbed".split())
 _ENDS_HEAD_TAGS = frozenset({"VB", "VBD", "VBP", "VBZ", "RB", "MD"})  # finite verbs, adverbs
 
 
@@ -232,7 +231,7 @@ def _ends_phrase(low: list[str], k: int) -> bool:
     end: "What is the mechanical woman called?" asks for a woman, by her name."""
     if low[k] in tu.STOPWORDS:
         return True
-    return low[k] in _NAMING_PARTICIPLES and (k + 1 == len(low) or low[k + 1] in tu.STOPWORDS)
+    return low[k] in NAMING_PARTICIPLES and (k + 1 == len(low) or low[k + 1] in tu.STOPWORDS)
 
 
 @tu.tool_cache(maxsize=4096)

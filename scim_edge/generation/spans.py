@@ -48,6 +48,9 @@ _MONTHS = frozenset(
 _DEMONYM = re.compile(r"^[A-Z][a-z]+(?:an|ese|ish|ic|i)(?:-born)?$")
 _NOUN_TAGS = ("NN", "NNS")
 _ADJ_TAGS = ("JJ", "JJR", "JJS", "VBN", "VBG")
+# Participles that give a name to what comes before them: "a fish sauce called garum" is a
+# phrase and its name, two spans, not one ("fish sauce called garum")
+NAMING_PARTICIPLES = frozenset("called named known termed nicknamed dubbed".split())
 # Words that mark a name as not a person's: organisations, places, works, languages.
 NOT_PERSON_WORDS = frozenset(
     """
@@ -314,7 +317,8 @@ def _title_words(words: list[str]) -> int:
 
 
 def _noun_phrases(sentence: str, out: list[Span], taken: list[tuple[int, int]]) -> None:
-    """Adjective* noun+ runs of common nouns, at most MAX_NP_WORDS words."""
+    """Adjective* noun+ runs of common nouns, at most MAX_NP_WORDS words; a naming
+    participle ends one."""
     run: list[tuple[str, str]] = []
     pos = 0
     cursor = 0
@@ -332,7 +336,8 @@ def _noun_phrases(sentence: str, out: list[Span], taken: list[tuple[int, int]]) 
         at = sentence.find(tok, cursor)
         if at >= 0:
             cursor = at + len(tok)
-        word_ok = tok.isalpha() and tok.lower() not in tu.STOPWORDS
+        low = tok.lower()
+        word_ok = tok.isalpha() and low not in tu.STOPWORDS and low not in NAMING_PARTICIPLES
         if word_ok and (tag in _NOUN_TAGS or (tag in _ADJ_TAGS and not tok[0].isupper())):
             if not run:
                 pos = max(at, 0)
