@@ -1,7 +1,7 @@
 """Check a vital-en development set (benchmarks/dev_vital.jsonl, dev_vital_b.jsonl,
 dev_vital_c.jsonl, dev_vital_who.jsonl, dev_vital_measures.jsonl, dev_vital_d.jsonl,
-dev_vital_e.jsonl), or one over the enwiki sample (dev_sample.jsonl, dev_sample_b.jsonl),
-against the corpus it was written over.
+dev_vital_e.jsonl, dev_vital_f.jsonl), or one over the enwiki sample (dev_sample.jsonl,
+dev_sample_b.jsonl), against the corpus it was written over.
 
 A development question is only useful if its gold answer is really in the text the system
 searches: a typo in an evidence snippet or an answer alias that the snippet does not contain
@@ -10,8 +10,8 @@ would silently turn a right answer into a "wrong" one. So for every line this ch
 * the line is a JSON object with exactly the keys of qa-dev.jsonl (`id`, `question`,
   `answers`, `type`, `titles`, `evidence`) and `id` is `vdev-NNN` (`vdevb-NNN` in the
   second set, `vdevc-NNN` in the third, `vdevw-NNN` in the "who" set, `vdevm-NNN` in the
-  measures set, `vdevd-NNN` and `vdeve-NNN` in the held-out sets; `sdev-NNN` and
-  `sdevb-NNN` in the held-out sets over the enwiki sample, checked with `--corpus
+  measures set, `vdevd-NNN`, `vdeve-NNN` and `vdevf-NNN` in the held-out sets; `sdev-NNN`,
+  `sdevb-NNN` and `sdevc-NNN` in the held-out sets over the enwiki sample, checked with `--corpus
   ../shared/data/enwiki-sample.xml.bz2`), unique;
 * every title names an article of the corpus;
 * an answerable question's `evidence` occurs verbatim (case and spacing aside) in one of
@@ -50,7 +50,7 @@ DEFAULT_CORPUS = DATA / "vital-en.xml.bz2"
 
 KEYS = {"id", "question", "answers", "type", "titles", "evidence"}
 TYPES = {"factoid", "unanswerable", "multihop", "comparison"}
-ID_RE = re.compile(r"vdev[bcdewm]?-\d{3}|sdevb?-\d{3}")
+ID_RE = re.compile(r"vdev[bcdefwm]?-\d{3}|sdev[bc]?-\d{3}")
 # A question sharing more consecutive words than this with its articles (title words aside)
 # copies a phrase instead of paraphrasing it.
 MAX_COPIED_WORDS = 5
@@ -136,8 +136,8 @@ def _id_problems(qid: object, seen: set[str]) -> list[str]:
     """Problems with the line's `id`; a well-formed new id joins `seen`."""
     if not isinstance(qid, str) or not ID_RE.fullmatch(qid):
         return [
-            f"id {qid!r} is not vdev-NNN (or vdevb-, vdevc-, vdevd-, vdeve-, vdevw-, vdevm-, "
-            "sdev-, sdevb-NNN)"
+            f"id {qid!r} is not vdev-NNN (or vdevb-, vdevc-, vdevd-, vdeve-, vdevf-, vdevw-, "
+            "vdevm-, sdev-, sdevb-, sdevc-NNN)"
         ]
     if qid in seen:
         return [f"id {qid} repeated"]

@@ -22,6 +22,7 @@ SETS = [  # over vital-en, but the dev_sample ones, over the enwiki sample
     "dev_vital_measures.jsonl",
     "dev_vital_d.jsonl",
     "dev_vital_e.jsonl",
+    "dev_vital_f.jsonl",
     "dev_sample.jsonl",
     "dev_sample_b.jsonl",
 ]
