@@ -1,7 +1,7 @@
 """Check a vital-en development set (benchmarks/dev_vital.jsonl, dev_vital_b.jsonl,
 dev_vital_c.jsonl, dev_vital_who.jsonl, dev_vital_measures.jsonl, dev_vital_d.jsonl,
 dev_vital_e.jsonl, dev_vital_f.jsonl), or one over the enwiki sample (dev_sample.jsonl,
-dev_sample_b.jsonl), against the corpus it was written over.
+dev_sample_b.jsonl, dev_sample_c.jsonl), against the corpus it was written over.
 
 A development question is only useful if its gold answer is really in the text the system
 searches: a typo in an evidence snippet or an answer alias that the snippet does not contain

@@ -25,6 +25,7 @@ SETS = [  # over vital-en, but the dev_sample ones, over the enwiki sample
     "dev_vital_f.jsonl",
     "dev_sample.jsonl",
     "dev_sample_b.jsonl",
+    "dev_sample_c.jsonl",
 ]
 
 
