@@ -78,6 +78,15 @@ def confidence_words(answer: Answer) -> str:
     return f"{tier} confidence (from Q {answer.quality:.2f})"
 
 
+NO_ANSWER = "No answer: the passages found state none."
+
+
+def answer_words(answer: Answer) -> str:
+    """The answer as a user reads it: its text, or a sentence that says there is none
+    where the reader found nothing to state (a blank line reads as a fault)."""
+    return answer.answer if answer.answer.strip() else NO_ANSWER
+
+
 GENERATOR_WORDS = {"extractive": "the extractive reader"}
 
 

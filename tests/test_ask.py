@@ -261,6 +261,16 @@ def test_a_confidence_under_high_never_reads_as_high_s_70_percent():
     assert confidence_words(answer) == "medium confidence · 69%"
 
 
+def test_an_answer_with_no_text_is_said_to_be_none():
+    from scim_edge.commands.ask import format_answer
+    from scim_edge.wording import NO_ANSWER
+
+    answer = Answer(question="q", answer="", status="accepted", stop_reason="single_pass",
+                    tier="low", quality=0.2, citations=[], generator="extractive",
+                    index="sample", iterations=[], timing_ms={}, confidence=0.0)  # fmt: skip
+    assert format_answer(answer).splitlines()[0] == NO_ANSWER
+
+
 def test_a_verdict_under_its_threshold_never_reads_as_reaching_it():
     from scim_edge.critic import score_reason
 

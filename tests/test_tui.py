@@ -608,3 +608,18 @@ async def test_a_palette_choice_keeps_what_was_typed_in_the_settings(sample_inde
         await pilot.pause()
         await apply_settings(pilot)
         assert (app.settings.loop, app.settings.theta) == ("fixed-2", 0.9)
+
+
+@run_async
+async def test_an_answer_with_no_text_says_there_is_none(sample_index, tmp_path):
+    """A choice whose options no passage names gets no answer from the reader; the panel
+    says so in words, not with a blank line."""
+    from scim_edge.wording import NO_ANSWER
+
+    app = app_for(sample_index, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await ask(pilot, "Which group has more species, the zorblaxes or the quuxians of the sea?")
+        assert last_answer(app).answer == ""
+        panel = app.screen.query_one("#exchange-1").query_one(AnswerPanel)
+        assert plain(panel.query_one(".answer-text", Static)) == NO_ANSWER

@@ -13,6 +13,7 @@ from textual.content import Content
 
 from scim_edge.types import DIMENSIONS
 from scim_edge.wording import (  # noqa: F401 - one wording for the CLI and the TUI
+    answer_words,
     confidence_words,
     fmt_ms,
     generator_words,

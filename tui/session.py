@@ -15,7 +15,7 @@ from typing import Any
 from scim_edge import paths
 from scim_edge.atomic import write_text
 from scim_edge.types import Answer, Event, Final, Passage, Retrieved
-from tui.formatting import confidence_words, fmt_ms, stop_reason_words
+from tui.formatting import answer_words, confidence_words, fmt_ms, stop_reason_words
 from tui.sources import citation_line, source_label
 
 
@@ -81,7 +81,7 @@ def to_markdown(exchanges: list[Exchange]) -> str:
         if a is None:
             lines += ["*Still running.*", ""]
             continue
-        lines += [f"**Answer:** {a.answer}", ""]
+        lines += [f"**Answer:** {answer_words(a)}", ""]
         lines += [
             f"> {s['sentence']} — {source_label(s.get('title', ''), s.get('section', ''))}"
             for s in a.support

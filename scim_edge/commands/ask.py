@@ -16,6 +16,7 @@ from scim_edge.errors import UserError
 from scim_edge.settings import LEARNED_QUALITY_LOOPS, THETA_LOOPS
 from scim_edge.types import DIMENSIONS, Answer
 from scim_edge.wording import (
+    answer_words,
     confidence_note,
     confidence_words,
     fmt_ms,
@@ -214,7 +215,7 @@ def _sections(a: Answer) -> dict[str, str]:
 
 def format_answer(a: Answer, details: bool = False) -> str:
     """The answer in plain words; with `details`, the loop's iterations after it."""
-    lines = [a.answer]
+    lines = [answer_words(a)]
     for s in a.support:
         if s.get("sentence"):
             where = source_label(s.get("title", ""), s.get("section", ""))

@@ -21,6 +21,7 @@ from scim_edge.engine import MAX_QUESTION_CHARS, check_question
 from scim_edge.errors import UserError
 from scim_edge.settings import Settings
 from scim_edge.types import Final
+from tui.formatting import answer_words
 from tui.messages import EngineEvent, EngineReady, QuestionFailed
 from tui.sources import citation_line, index_lang
 from tui.widgets.evidence_panel import EvidencePanel
@@ -320,7 +321,7 @@ def copy_text(answer, lang: str = "en", passages=None) -> str:
     """What Ctrl+Y copies: the answer, its support sentence and `Title › Section (URL)`
     lines (`passages` by doc id fill in the section a citation does not carry)."""
     passages = passages or {}
-    lines = [answer.answer]
+    lines = [answer_words(answer)]
     lines += [s["sentence"] for s in answer.support if s.get("sentence")]
     sources: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()

@@ -13,7 +13,7 @@ from textual.content import Content
 from textual.widgets import Collapsible, Static
 
 from scim_edge.types import Answer, Passage
-from scim_edge.wording import confidence_note, counted, source_labels
+from scim_edge.wording import answer_words, confidence_note, counted, source_labels
 from tui.formatting import (
     TIER_CLASSES,
     TIER_STYLES,
@@ -48,7 +48,7 @@ class AnswerPanel(Vertical):
 
     def compose(self):
         a = self.answer
-        yield Static(Content(a.answer), classes="answer-text")
+        yield Static(Content(answer_words(a)), classes="answer-text")
         support = [s for s in a.support if s.get("sentence")]
         if support:
             parts: list = []
