@@ -22,6 +22,14 @@ def _spans(sentence: str) -> dict[str, str]:
     return {s.text: s.unit for s in sentence_spans(sentence)}
 
 
+def test_a_counted_numbers_unit_is_no_span_of_its_own():
+    assert "minutes" not in _spans("An orbit in low Earth orbit takes 128 minutes or less.")
+
+
+def test_a_counted_number_keeps_its_unit():
+    assert _spans("An orbit in low Earth orbit takes 128 minutes or less.")["128"] == "minutes"
+
+
 def test_a_naming_participle_ends_a_noun_phrase():
     assert "fish sauce" in _spans("The Romans made a fish sauce called garum.")
 

@@ -221,8 +221,22 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
     for ent, start in runs:
         _add(out, taken, sentence, ent, "entity", start)
     _noun_phrases(sentence, out, taken)
+    units = _unit_starts(sentence, out)
+    out = [s for s in out if not (s.kind == "np" and s.start in units)]
     out.sort(key=lambda s: s.start)
     return tuple(out)
+
+
+def _unit_starts(sentence: str, spans: list[Span]) -> set[int]:
+    """Where the unit of each counted number begins: "minutes" of "128 minutes" is the
+    number's unit, said with it ("128 minutes"), and no answer alone."""
+    starts = set()
+    for s in spans:
+        if s.kind == "number" and s.unit:
+            gap = len(sentence[s.end :]) - len(sentence[s.end :].lstrip())
+            if gap and sentence[s.end + gap :].lower().startswith(s.unit.split()[0]):
+                starts.add(s.end + gap)
+    return starts
 
 
 # A number of at most three digits, so that a year after a name stays a year ("Athens 1896")
