@@ -230,7 +230,7 @@ def sentence_spans(sentence: str) -> tuple[Span, ...]:
 def _unit_starts(sentence: str, spans: list[Span]) -> set[int]:
     """Where the unit of each counted number begins: "minutes" of "128 minutes" is the
     number's unit, said with it ("128 minutes"), and no answer alone."""
-    starts = set()
+    starts: set[int] = set()
     for s in spans:
         if s.kind == "number" and s.unit:
             gap = len(sentence[s.end :]) - len(sentence[s.end :].lstrip())
