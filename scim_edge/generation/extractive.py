@@ -325,9 +325,10 @@ def _option_said(options: Sequence[str], cands: Sequence[_Candidate]) -> str:
     """With no dates to compare, the option that the best sentence naming only one of them
     is about; "" when no sentence does. The answer to "X or Y?" is X or Y: a clause of a
     sentence that names both, or neither, answers nothing asked."""
+    stems = [(o, _option_stems(o)) for o in options]
     for c in cands:
         s_stems = tu.stem_set(c.sentence)
-        named = [o for o in options if _option_stems(o) and _option_stems(o) <= s_stems]
+        named = [o for o, o_stems in stems if o_stems and o_stems <= s_stems]
         if len(named) == 1:
             return _option_name(named[0])
     return ""

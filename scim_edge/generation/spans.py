@@ -233,9 +233,10 @@ def _unit_starts(sentence: str, spans: list[Span]) -> set[int]:
     starts: set[int] = set()
     for s in spans:
         if s.kind == "number" and s.unit:
-            gap = len(sentence[s.end :]) - len(sentence[s.end :].lstrip())
-            if gap and sentence[s.end + gap :].lower().startswith(s.unit.split()[0]):
-                starts.add(s.end + gap)
+            rest = sentence[s.end :]
+            said = rest.lstrip()
+            if len(said) < len(rest) and said.lower().startswith(s.unit.split()[0]):
+                starts.add(s.end + len(rest) - len(said))
     return starts
 
 
