@@ -120,7 +120,7 @@ def test_choice_answer_is_an_option_when_the_best_sentence_names_both():
         Passage("a-0", "Amphibian", "", "Amphibians are a class of vertebrates with about "
                 "8,000 known species."),
     ]  # fmt: skip
-    q = "Which group has fewer known species, amphibians or ray-finned fishes?"
+    q = "Which group has fewer known species, ray-finned fishes or amphibians?"
     assert ExtractiveGenerator().generate(q, ps).text == "amphibians"
 
 
