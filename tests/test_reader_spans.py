@@ -507,6 +507,39 @@ def test_least_is_no_most():
     assert rf._ranked_kinds("Which is the least populous country?") == ()
 
 
+# Real sentences (vital-en, "Düsseldorf" and "Cologne"; CC BY-SA Wikipedia contributors).
+DUSSELDORF = Passage("D-1", "Düsseldorf", "", "Düsseldorf is the capital city of North "
+                     "Rhine-Westphalia, the most populous state of Germany. It is the "
+                     "second-largest city in the state after Cologne.")  # fmt: skip
+COLOGNE = Passage("C-1", "Cologne", "", "Cologne is the fourth-most populous city of "
+                  "Germany and the largest city of the German state of North "
+                  "Rhine-Westphalia.")  # fmt: skip
+BIGGEST_CITY = "Which is the biggest city in North Rhine-Westphalia?"
+
+
+def test_a_sentence_that_states_the_asked_rank_leaves_out_the_spans_of_others():
+    assert "Düsseldorf" not in _texts(BIGGEST_CITY, [DUSSELDORF, COLOGNE])
+
+
+def test_a_lower_rank_does_not_state_the_asked_one():
+    assert "Düsseldorf" in _texts(BIGGEST_CITY, DUSSELDORF)
+
+
+def test_an_ordinal_before_most_is_a_lower_rank():
+    q = rf.analyse("Which is the most populous city of Germany?")
+    assert rf._states_rank(q, ["Cologne is the fourth most populous city of Germany."]) == set()
+
+
+def test_a_superlative_whose_noun_went_before_it_states_the_rank():
+    # real sentences (vital-en, "Jupiter" and "Planet"; CC BY-SA Wikipedia contributors)
+    ps = [Passage("P-1", "Planet", "", "The Solar System has eight planets: the terrestrial "
+                  "planets Mercury, Venus, Earth, and Mars, and the giant planets Jupiter, "
+                  "Saturn, Uranus, and Neptune."),
+          Passage("J-1", "Jupiter", "", "Jupiter is the fifth planet from the Sun and the "
+                  "largest in the Solar System.")]  # fmt: skip
+    assert "Earth" not in _texts("What is the largest planet in the Solar System?", ps)
+
+
 def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():
     cands = rf.candidates(FIRST_WOMAN, [TERESHKOVA], names=frozenset({"valentina"}))
     assert "Valentina Tereshkova" in {c.text for c in cands}

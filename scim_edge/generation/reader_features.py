@@ -796,6 +796,53 @@ def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]
     return frozenset(narrower - plain) if plain else frozenset()
 
 
+def _states_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]:
+    """The sentences that state the question's superlative or ordinal with its noun as the
+    question asks it ("the largest city of …" for "Which is the biggest city in …?", "the
+    most important symbol in …"), not a lower rank of it ("the second-largest city", "the
+    fourth most populous"). Such a sentence says which thing holds the rank; another
+    sentence only names things of the kind."""
+    ranked = _ranked_kinds(q.text)
+    if not ranked:
+        return frozenset()
+    out: set[str] = set()
+    for s in sentences:
+        low = [w.lower() for w in _WORD.findall(s)]
+        stems = [q.related.get(x, x) for x in (tu.stem(w) for w in low)]
+        for rank_word, noun in ranked:
+            for i, w in enumerate(stems):
+                if w != rank_word:
+                    continue
+                before = low[i - 1] if i else ""
+                by_most = not (low[i] in _ORDINAL_WORDS or _is_superlative(low[i], "JJ"))
+                if by_most:
+                    if before != "most":
+                        continue
+                    before = low[i - 2] if i > 1 else ""
+                if _ORDINAL.match(before):  # "second largest"; "second-largest" is one word
+                    continue
+                after = stems[i + 1 : i + 2 + _MAX_QUALIFIER]
+                if noun in after and set(after[: after.index(noun)]) <= q.stems:
+                    out.add(s)
+                elif low[i + 1 : i + 2] in (["in"], ["of"], ["on"]) and noun in stems[:i]:
+                    out.add(s)  # "the fifth planet from the Sun and the largest in …"
+    return frozenset(out)
+
+
+def _by_rank(q: QuestionInfo, raw: list[_Raw], sentences: Sequence[str]) -> list[_Raw]:
+    """For a question that asks for the first or the largest of a kind: the spans of the
+    sentences that state that rank as asked, when some do; never a narrower rank's."""
+    if not _ranked_kinds(q.text):
+        return raw
+    narrower = _qualified_rank(q, sentences)
+    if narrower and any(r[1] not in narrower for r in raw):
+        raw = [r for r in raw if r[1] not in narrower]
+    stating = _states_rank(q, sentences)
+    if stating and any(r[1] in stating for r in raw):
+        raw = [r for r in raw if r[1] in stating]
+    return raw
+
+
 _YEAR_STEM = tu.stem("year")
 _YEAR_IN_DATE = re.compile(r"\b\d{3,4}\b|\b\d{1,4}\s*(?:BCE?|AD|CE)\b|\bAD\s*\d{1,4}\b")
 
@@ -1061,9 +1108,7 @@ def _collect(
         raw = [r for r in raw if _measures_asked(r[0], q)]
     if q.kind == "date" and q.head == _YEAR_STEM and any(_names_a_year(r[0]) for r in raw):
         raw = [r for r in raw if _names_a_year(r[0])]
-    narrower = _qualified_rank(q, [s for _, _, s in sents])
-    if narrower and any(r[1] not in narrower for r in raw):
-        raw = [r for r in raw if r[1] not in narrower]
+    raw = _by_rank(q, raw, [s for _, _, s in sents])
     if q.kind in ("person", "place") and any(_LATIN.search(r[0].text) for r in raw):
         raw = [r for r in raw if _LATIN.search(r[0].text)]
     return raw, pool
