@@ -152,6 +152,11 @@ _NOT_A_NAME_TAGS = frozenset("RB RBR RBS IN VBG VBN JJ JJR JJS".split())
 _WH_DETERMINERS = frozenset({"which", "what", "whose"})
 
 
+# "the largest hot desert on Earth": the whole world, which a passage may call "the
+# world"; a scope, not a topic every follow-up passage must name
+_WHOLE_WORLD = frozenset({"earth", "the earth"})
+
+
 def topic_anchors(question: str, answer: str) -> list[frozenset[str]]:
     """The stems of each entity the question names ("Loki", "Davao City"), less the
     answer's, and of each term it quotes ("the term 'geography'"): what a follow-up
@@ -169,6 +174,8 @@ def topic_anchors(question: str, answer: str) -> list[frozenset[str]]:
             tags = tu.pos_tags(question[0].lower() + question[1:])
             if tags and tags[0][1] in _NOT_A_NAME_TAGS:
                 continue
+        if e.lower() in _WHOLE_WORLD:
+            continue
         anchor = ranking.quick_stems(e) - a_stems  # as `names_anchor` reads passages
         if anchor:
             anchors.append(anchor)

@@ -255,6 +255,11 @@ def test_a_question_that_names_nothing_has_no_anchor():
     assert qf.retrieve(r, qf.augment(question, "Jane"), 2, set(), 50, question)
 
 
+def test_earth_as_the_scope_of_a_superlative_is_not_the_topic():
+    # "The Sahara … is the largest hot desert in the world" (vital-en) never says "Earth"
+    assert qf.topic_anchors("Which hot desert is the largest on Earth?", "North America") == []
+
+
 def test_possessives_are_not_read_as_a_quotation():
     question = "Which of Vivaldi's concertos did the artist's patron hear first?"
     assert qf.topic_anchors(question, "") == [frozenset({"vivaldi"})]
