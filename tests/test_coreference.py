@@ -72,6 +72,15 @@ def test_the_pronoun_after_an_opening_phrase_names_the_person():
     assert s == "In 1928, [Alexander Fleming] discovered penicillin."
 
 
+def test_a_numbers_thousands_and_its_conversion_do_not_end_the_opening_phrase():
+    # made up, after the Sahara's lead: "With an area of 9,200,000 square kilometres
+    # (3,600,000 sq mi), it is the largest hot desert in the world."
+    s = resolve_opening_pronoun("With an area of 144,798,500 square kilometres (55,907,000 "
+                                "sq mi), it is a small planet.", "Mars (planet)",
+                                _types())  # fmt: skip
+    assert s.endswith("(55,907,000 sq mi), [Mars] is a small planet.")
+
+
 def test_a_possessive_after_an_opening_phrase_names_the_thing():
     s = resolve_opening_pronoun("Seen from Earth, its colour is red.", "Mars (planet)", _types())
     assert s == "Seen from Earth, [Mars]'s colour is red."

@@ -527,7 +527,7 @@ def test_a_lower_rank_does_not_state_the_asked_one():
 
 def test_an_ordinal_before_most_is_a_lower_rank():
     q = rf.analyse("Which is the most populous city of Germany?")
-    assert rf._states_rank(q, ["Cologne is the fourth most populous city of Germany."]) == set()
+    assert rf._states_rank(q, ["Cologne is the fourth most populous city of Germany."])[0] == set()
 
 
 def test_a_superlative_whose_noun_went_before_it_states_the_rank():
@@ -538,6 +538,43 @@ def test_a_superlative_whose_noun_went_before_it_states_the_rank():
           Passage("J-1", "Jupiter", "", "Jupiter is the fifth planet from the Sun and the "
                   "largest in the Solar System.")]  # fmt: skip
     assert "Earth" not in _texts("What is the largest planet in the Solar System?", ps)
+
+
+def test_a_superlative_whose_noun_the_question_said_before_ranks_that_noun():
+    q = "Which hot desert is the largest on Earth?"
+    assert rf._ranked_kinds(q) == (("largest", "desert"),)
+
+
+# Real sentences (vital-en, "Chihuahuan Desert" and "Sahara"; CC BY-SA Wikipedia
+# contributors), their pronoun resolved as the reader reads them.
+CHIHUAHUAN = Passage("H-1", "Chihuahuan Desert", "", "With an area of about 501,896 "
+                     "km2, the Chihuahuan Desert is the largest hot desert in North "
+                     "America.")  # fmt: skip
+SAHARA = Passage("S-1", "Sahara", "", "With an area of 9,200,000 square kilometres, the "
+                 "Sahara is the largest hot desert in the world.")  # fmt: skip
+HOTTEST_DESERT = "Which hot desert is the largest on Earth?"
+
+
+def test_a_rank_within_a_scope_the_question_does_not_name_yields_to_one_in_its_scope():
+    assert "Chihuahuan Desert" not in _texts(HOTTEST_DESERT, [CHIHUAHUAN, SAHARA])
+
+
+def test_the_world_is_the_scope_earth_names():
+    assert "Sahara" in _texts(HOTTEST_DESERT, [CHIHUAHUAN, SAHARA])
+
+
+def test_a_rank_within_another_scope_is_left_out_when_other_sentences_have_spans():
+    other = Passage("D-2", "Desert", "", "Polar deserts cover much of Antarctica.")
+    assert "Chihuahuan Desert" not in _texts(HOTTEST_DESERT, [CHIHUAHUAN, other])
+
+
+def test_the_world_in_lower_case_is_a_scope_too():
+    q = "Which is the largest hot desert in the world?"
+    assert "Chihuahuan Desert" not in _texts(q, [CHIHUAHUAN, SAHARA])
+
+
+def test_a_rank_in_a_question_with_no_scope_is_stated_in_any():
+    assert "Chihuahuan Desert" in _texts("Which is the largest hot desert?", [CHIHUAHUAN])
 
 
 def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():

@@ -27,8 +27,11 @@ from scim_edge.lead_types import LeadTypes
 
 _OPENING = re.compile(r"^(He|She|His|Her|It|Its)\b(?!['’])")
 # an opening phrase of up to 100 characters without a clause break or an aside, a comma,
-# then the main clause's pronoun
-_AFTER_PHRASE = re.compile(r"^([^,;:()\[\]]{2,100}),\s+(he|she|his|her|it|its)\b(?!['’])")
+# then the main clause's pronoun; a number's thousands and its conversion in brackets are
+# neither ("With an area of 9,200,000 square kilometres (3,600,000 sq mi), it is …")
+_AFTER_PHRASE = re.compile(
+    r"^((?:[^,;:()\[\]]|(?<=\d),(?=\d{3})|\(\d[^()]*\)){2,100}),\s+(he|she|his|her|it|its)\b(?!['’])"
+)
 # a clause with a subject of its own, whom the pronoun may mean ("When Ernst Chain joined
 # the lab, he …")
 _OWN_SUBJECT = re.compile(

@@ -734,8 +734,14 @@ def _ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
             low, j = tags[j][0].lower(), j + 1  # "the most populous country"
         elif not (low in _ORDINAL_WORDS or (ranked and _is_superlative(low, tag))):
             continue
-        if j < len(tags) and tags[j][1] in ("NN", "NNS"):
-            out.append((tu.stem(low), tu.stem(tags[j][0].lower())))
+        noun = j
+        while noun < min(len(tags), j + _MAX_QUALIFIER) and tags[noun][1] == "JJ":
+            noun += 1  # "the largest hot desert"
+        if noun < len(tags) and tags[noun][1] in ("NN", "NNS"):
+            out.append((tu.stem(low), tu.stem(tags[noun][0].lower())))
+        elif (j >= len(tags) or tags[j][1] in ("IN", ".")) and question_head(question):
+            # "Which hot desert is the largest on Earth?": the noun went before
+            out.append((tu.stem(low), tu.stem(question_head(question))))
     return tuple(out)
 
 
@@ -796,18 +802,25 @@ def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]
     return frozenset(narrower - plain) if plain else frozenset()
 
 
-def _states_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]:
+def _states_rank(
+    q: QuestionInfo, sentences: Sequence[str]
+) -> tuple[frozenset[str], frozenset[str]]:
     """The sentences that state the question's superlative or ordinal with its noun as the
     question asks it ("the largest city of …" for "Which is the biggest city in …?", "the
     most important symbol in …"), not a lower rank of it ("the second-largest city", "the
-    fourth most populous"). Such a sentence says which thing holds the rank; another
-    sentence only names things of the kind."""
+    fourth most populous"); and those that state it only within a scope that names none of
+    the question's ("the largest hot desert in North America" for "… the largest on
+    Earth?"), which answer a narrower question. A sentence of the first kind says which
+    thing holds the rank; another sentence only names things of the kind."""
     ranked = _ranked_kinds(q.text)
     if not ranked:
-        return frozenset()
+        return frozenset(), frozenset()
+    asked = _scope_names(q.text, ranked)
     out: set[str] = set()
+    other: set[str] = set()
     for s in sentences:
-        low = [w.lower() for w in _WORD.findall(s)]
+        found = list(_WORD.finditer(s))
+        low = [m.group(0).lower() for m in found]
         stems = [q.related.get(x, x) for x in (tu.stem(w) for w in low)]
         for rank_word, noun in ranked:
             for i, w in enumerate(stems):
@@ -823,9 +836,46 @@ def _states_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]:
                     continue
                 after = stems[i + 1 : i + 2 + _MAX_QUALIFIER]
                 if noun in after and set(after[: after.index(noun)]) <= q.stems:
-                    out.add(s)
+                    end = found[i + 1 + after.index(noun)].end()
                 elif low[i + 1 : i + 2] in (["in"], ["of"], ["on"]) and noun in stems[:i]:
-                    out.add(s)  # "the fifth planet from the Sun and the largest in …"
+                    end = found[i].end()  # "the fifth planet from the Sun and the largest in …"
+                else:
+                    continue
+                scope = _scope(s[end:])
+                (other if asked and scope and not scope & asked else out).add(s)
+    return frozenset(out), frozenset(other - out)
+
+
+_SCOPE = re.compile(r"\s+(?:in|on|of)\s+([^,;:()?]*)")
+_WHOLE_WORLD = frozenset({"world", "earth"})  # "on Earth" and "in the world" are one scope
+_MAX_SCOPE_WORDS = 8
+
+
+def _scope(rest: str) -> frozenset[str]:
+    """The names of the place or group a rank is within, from the phrase that opens
+    `rest` ("in North America" after "the largest hot desert"): stems of its capitalised
+    words, with "world" for the world or Earth."""
+    m = _SCOPE.match(rest)
+    if m is None:
+        return frozenset()
+    words = _WORD.findall(m.group(1))[:_MAX_SCOPE_WORDS]
+    names = {tu.stem(w.lower()) for w in words if w[:1].isupper()}
+    world = {tu.stem(w.lower()) for w in words} & _WHOLE_WORLD
+    return frozenset((names - _WHOLE_WORLD) | ({"world"} if world else set()))
+
+
+def _scope_names(question: str, ranked: tuple[tuple[str, str], ...]) -> frozenset[str]:
+    """The scope the question gives its rank: "the largest planet in the Solar System",
+    "the largest on Earth"."""
+    found = list(_WORD.finditer(question))
+    stems = [tu.stem(m.group(0).lower()) for m in found]
+    out: set[str] = set()
+    for rank_word, noun in ranked:
+        for i, w in enumerate(stems):
+            if w != rank_word:
+                continue
+            at = i + 1 + stems[i + 1 :].index(noun) if noun in stems[i + 1 :] else i
+            out |= _scope(question[found[at].end() :])
     return frozenset(out)
 
 
@@ -837,7 +887,9 @@ def _by_rank(q: QuestionInfo, raw: list[_Raw], sentences: Sequence[str]) -> list
     narrower = _qualified_rank(q, sentences)
     if narrower and any(r[1] not in narrower for r in raw):
         raw = [r for r in raw if r[1] not in narrower]
-    stating = _states_rank(q, sentences)
+    stating, elsewhere = _states_rank(q, sentences)
+    if elsewhere and any(r[1] not in elsewhere for r in raw):
+        raw = [r for r in raw if r[1] not in elsewhere]
     if stating and any(r[1] in stating for r in raw):
         raw = [r for r in raw if r[1] in stating]
     return raw
