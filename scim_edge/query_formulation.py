@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from scim_edge import bridge as br
 from scim_edge import comparison, ranking
 from scim_edge import textutil as tu
+from scim_edge.generation import reader_features as rf
 from scim_edge.generation.spans import is_demonym
 from scim_edge.quality import Evidence
 from scim_edge.rewriter import entities as quoted_and_named
@@ -55,6 +56,8 @@ MISSING_WEIGHT = 0.7
 QUESTION_WEIGHT = 0.3
 ENTITY_TITLE_BONUS = 0.5
 TIE_BREAK = 1e-3
+# a passage that states the rank the question asks for ("the longest river in Africa")
+RANK_BONUS = 0.3
 MAX_QUERY_TERMS = 32
 BRIDGE_QUERIES = 2
 BRIDGE_RANK_DECAY = 0.1
@@ -89,8 +92,15 @@ def _join(terms: list[str]) -> str:
 def initial(question: str) -> Formulation:
     """The question itself; for a comparison, one query per option as well."""
 
+    ranked = rf.analyse(question) if rf.ranked_kinds(question) else None
+    names = [ranking.quick_stems(n) for n in ranking.question_names(question)
+             if n.lower() not in _WHOLE_WORLD]  # fmt: skip
+
     def scorer(p: Passage) -> float:
-        return ranking.hybrid_score(p, question)
+        score = ranking.hybrid_score(p, question)
+        if ranked is not None and _states_rank_of(p, ranked, names):
+            score += RANK_BONUS
+        return score
 
     c = comparison.parse(question)
     if c is None:
@@ -98,6 +108,14 @@ def initial(question: str) -> Formulation:
     queries = comparison.option_queries(question)
     scorers = [_option_scorer(q, name) for q, name in zip(queries, c.names, strict=True)]
     return Formulation("initial", [*queries, question], scorer, query_scorers=[*scorers, scorer])
+
+
+def _states_rank_of(p: Passage, ranked: rf.QuestionInfo, names: list[frozenset[str]]) -> bool:
+    """The passage names what the question names and states the rank it asks for: "the
+    largest in the Solar System" in Jupiter's lead, not "his most famous work" in another
+    writer's for "What is Geoffrey Chaucer's most famous work?"."""
+    words = ranking.passage_words(p)
+    return all(n <= words for n in names) and rf.states_asked_rank(ranked, p.text)
 
 
 def _option_scorer(query: str, name: str) -> Callable[[Passage], float]:

@@ -263,3 +263,21 @@ def test_earth_as_the_scope_of_a_superlative_is_not_the_topic():
 def test_possessives_are_not_read_as_a_quotation():
     question = "Which of Vivaldi's concertos did the artist's patron hear first?"
     assert qf.topic_anchors(question, "") == [frozenset({"vivaldi"})]
+
+
+def test_a_passage_that_states_the_asked_rank_is_searched_first():
+    # real sentences (vital-en, "Eris (dwarf planet)" and "Jupiter"; CC BY-SA Wikipedia
+    # contributors): Eris names more of the question, in its title too
+    eris = Passage("2877-0", "Eris (dwarf planet)", "", "Eris is the most massive and "
+                   "second-largest-known dwarf planet in the Solar System.")  # fmt: skip
+    jupiter = Passage("4560-0", "Jupiter", "", "Jupiter is the fifth planet from the Sun and "
+                      "the largest in the Solar System.")  # fmt: skip
+    q = "What is the largest planet in the Solar System?"
+    got = qf.retrieve(MemoryRetriever([eris, jupiter]), qf.initial(q), 1, set(), 50, q)
+    assert [p.title for p in got] == ["Jupiter"]
+
+
+def test_a_rank_stated_of_what_the_question_does_not_name_earns_nothing():
+    q = "What is Geoffrey Chaucer's most famous work?"
+    other = Passage("9-0", "Wang Xizhi", "", "His most famous work is the Lantingji Xu.")  # made up
+    assert qf.initial(q).scorer(other) == ranking.hybrid_score(other, q)

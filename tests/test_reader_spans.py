@@ -487,24 +487,24 @@ def test_a_superlative_qualified_by_words_the_question_lacks_yields_to_one_state
 
 
 def test_a_superlative_after_most_is_read_with_its_adjective():
-    assert rf._ranked_kinds("Which is the most populous city of Africa?") == (("popul", "citi"),)
+    assert rf.ranked_kinds("Which is the most populous city of Africa?") == (("popul", "citi"),)
 
 
 def test_an_adjective_that_only_ends_like_a_superlative_is_none():
-    assert rf._ranked_kinds("Who was the honest man?") == ()
+    assert rf.ranked_kinds("Who was the honest man?") == ()
 
 
 def test_a_superlative_with_no_article_or_possessive_ranks_nothing():
     """A kind of album ("greatest hits"), where "the greatest" would rank."""
-    assert rf._ranked_kinds("How many greatest hits albums did Queen release?") == ()
+    assert rf.ranked_kinds("How many greatest hits albums did Queen release?") == ()
 
 
 def test_a_noun_that_ends_like_a_superlative_is_none_after_an_article():
-    assert rf._ranked_kinds("When is the harvest festival held?") == ()
+    assert rf.ranked_kinds("When is the harvest festival held?") == ()
 
 
 def test_least_is_no_most():
-    assert rf._ranked_kinds("Which is the least populous country?") == ()
+    assert rf.ranked_kinds("Which is the least populous country?") == ()
 
 
 # Real sentences (vital-en, "Düsseldorf" and "Cologne"; CC BY-SA Wikipedia contributors).
@@ -527,7 +527,8 @@ def test_a_lower_rank_does_not_state_the_asked_one():
 
 def test_an_ordinal_before_most_is_a_lower_rank():
     q = rf.analyse("Which is the most populous city of Germany?")
-    assert rf._states_rank(q, ["Cologne is the fourth most populous city of Germany."])[0] == set()
+    stated = rf._states_rank(q, ["Cologne is the fourth most populous city of Germany."])
+    assert stated.stating == set()
 
 
 def test_a_superlative_whose_noun_went_before_it_states_the_rank():
@@ -542,7 +543,7 @@ def test_a_superlative_whose_noun_went_before_it_states_the_rank():
 
 def test_a_superlative_whose_noun_the_question_said_before_ranks_that_noun():
     q = "Which hot desert is the largest on Earth?"
-    assert rf._ranked_kinds(q) == (("largest", "desert"),)
+    assert rf.ranked_kinds(q) == (("largest", "desert"),)
 
 
 # Real sentences (vital-en, "Chihuahuan Desert" and "Sahara"; CC BY-SA Wikipedia
@@ -575,6 +576,91 @@ def test_the_world_in_lower_case_is_a_scope_too():
 
 def test_a_rank_in_a_question_with_no_scope_is_stated_in_any():
     assert "Chihuahuan Desert" in _texts("Which is the largest hot desert?", [CHIHUAHUAN])
+
+
+# real sentence (vital-en, "Nile"; CC BY-SA Wikipedia contributors), its pronoun resolved
+NILE = Passage("N-1", "Nile", "", "At 7,088 kilometers (4,404 mi) long, the Nile is the "
+               "longest river in the world.")  # fmt: skip
+
+
+def test_the_worlds_rank_holds_in_the_scope_the_question_gives():
+    assert "Nile" in _texts("What is the longest river in Africa?", NILE)
+
+
+def test_the_scope_of_the_rank_is_not_the_ranked_thing():
+    assert "world" not in _texts("What is the longest river in Africa?", NILE)
+
+
+def test_the_scope_answers_a_question_that_asks_for_it():
+    ps = Passage("N-2", "Nile", "", "The longest river in Africa is the Nile.")  # made up
+    assert "Africa" in _texts("Which continent has the longest river?", ps)
+
+
+def test_a_rank_within_part_of_the_asked_scope_is_narrower():
+    # real sentence (vital-en, "Orange River"; CC BY-SA Wikipedia contributors), its
+    # pronoun resolved
+    orange = Passage("O-1", "Orange River", "", "The Orange River is the longest river in "
+                     "South Africa.")  # fmt: skip
+    assert "Orange River" not in _texts("What is the longest river in Africa?", [orange, NILE])
+
+
+def test_the_scope_ends_where_its_clause_does():
+    sahara = Passage("S-2", "Sahara", "", "The Sahara is the largest hot desert in the world "
+                     "and the third-largest desert after Antarctica.")  # fmt: skip
+    assert "Chihuahuan Desert" not in _texts(HOTTEST_DESERT, [CHIHUAHUAN, sahara])
+
+
+def test_the_scope_ends_with_its_sentence():
+    q = rf.analyse(HOTTEST_DESERT)
+    text = "The Sahara is the largest hot desert in the world. Antarctica is colder."
+    assert rf.states_asked_rank(q, text)
+
+
+def test_a_passage_states_a_rank_only_within_one_sentence():
+    q = rf.analyse("What is the largest country by area?")
+    text = "Iraq is a country in West Asia. Its capital is the largest in the region."  # made up
+    assert not rf.states_asked_rank(q, text)
+
+
+def test_a_rank_of_a_noun_the_ranked_one_modifies_is_another_rank():
+    # real sentence (vital-en, "Sinking of the Titanic"; CC BY-SA Wikipedia contributors)
+    q = rf.analyse("What is the largest ocean on Earth?")
+    text = "The largest ocean liner in service at the time, Titanic was four days into her voyage."
+    assert not rf.states_asked_rank(q, text)
+
+
+def test_a_participle_after_the_ranked_noun_keeps_the_rank():
+    q = rf.analyse("Who was the first woman elected to the Senate?")
+    assert rf.states_asked_rank(q, "Jane Doe was the first woman elected to the Senate.")
+
+
+def test_a_first_that_is_not_to_do_what_the_question_asks_states_another_first():
+    # real sentence (vital-en, "Adam and Eve"; CC BY-SA Wikipedia contributors)
+    q = rf.analyse("Who was the first man to walk on the Moon?")
+    text = "Adam and Eve, according to the creation myth, were the first man and woman."
+    assert not rf.states_asked_rank(q, text)
+
+
+def test_a_measure_a_rank_goes_by_is_not_what_is_asked():
+    assert rf.question_kind("What is the largest country by area?") == ("what", ())
+
+
+# real sentences (vital-en, "Russia", "Brazil" and "Myanmar"; CC BY-SA Wikipedia
+# contributors), their pronouns resolved
+RUSSIA = Passage("R-1", "Russia", "", "Russia is the largest country in the world, spanning "
+                 "eleven time zones.")  # fmt: skip
+LARGEST_COUNTRY = "What is the largest country by area?"
+
+
+def test_a_rank_the_question_does_not_scope_is_the_worlds_when_a_sentence_says_so():
+    brazil = Passage("B-1", "Brazil", "", "Brazil is the largest country in South America.")
+    assert "Brazil" not in _texts(LARGEST_COUNTRY, [brazil, RUSSIA])
+
+
+def test_the_measure_a_rank_goes_by_does_not_hide_its_scope():
+    myanmar = Passage("M-1", "Myanmar", "", "Myanmar is the largest country by area in "
+                      "Mainland Southeast Asia.")  # fmt: skip
+    assert "Myanmar" not in _texts(LARGEST_COUNTRY, [myanmar, RUSSIA])
 
 
 def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():

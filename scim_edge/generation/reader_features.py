@@ -53,7 +53,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -209,9 +209,18 @@ def question_kind(question: str) -> tuple[str, tuple[str, ...]]:
         return "what", ()
     head = question_head(question)
     content = tu.content_words(question)
-    if head in _NUMBER_HINTS or (content and content[-1] in _NUMBER_HINTS - {"many", "much"}):
+    if head in _NUMBER_HINTS or (
+        content and content[-1] in _NUMBER_HINTS - {"many", "much"} and not _by_measure(question)
+    ):
         return "number", ()
     return "what", ()
+
+
+def _by_measure(question: str) -> bool:
+    """The question's last word is a measure a rank goes by ("What is the largest country
+    by area?"), not the measure it asks for ("What is the area of Russia?")."""
+    words = [w.lower() for w in tu.words(question)]
+    return len(words) > 1 and words[-2] == "by"
 
 
 def _picks_with_which(question: str) -> bool:
@@ -721,7 +730,7 @@ _MAX_QUALIFIER = 3  # words between "first" and its noun: "first African America
 
 
 @tu.tool_cache(maxsize=4096)
-def _ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
+def ranked_kinds(question: str) -> tuple[tuple[str, str], ...]:
     """The question's ordinal or superlative and the noun right after it, as stems:
     ("first", "woman") for "Who was the first woman to travel into space?"."""
     tags = tu.sentence_tags(question)
@@ -780,7 +789,7 @@ def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]
     the question lacks ("the first African American woman to travel in space"), when
     another sentence states it as asked ("The first woman in space was …"). Those answer a
     narrower question: their spans are no candidates then."""
-    ranked = _ranked_kinds(q.text)
+    ranked = ranked_kinds(q.text)
     if not ranked:
         return frozenset()
     plain: set[str] = set()
@@ -802,66 +811,134 @@ def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]
     return frozenset(narrower - plain) if plain else frozenset()
 
 
-def _states_rank(
-    q: QuestionInfo, sentences: Sequence[str]
-) -> tuple[frozenset[str], frozenset[str]]:
+@dataclass(frozen=True)
+class _RankStated:
+    stating: frozenset[str]  # sentences that state the asked rank as asked
+    elsewhere: frozenset[str]  # sentences that state it only within a narrower scope
+    scopes: dict[str, list[tuple[int, int]]]  # where each stating sentence says the scope
+
+
+def _states_rank(q: QuestionInfo, sentences: Sequence[str]) -> _RankStated:
     """The sentences that state the question's superlative or ordinal with its noun as the
     question asks it ("the largest city of …" for "Which is the biggest city in …?", "the
     most important symbol in …"), not a lower rank of it ("the second-largest city", "the
-    fourth most populous"); and those that state it only within a scope that names none of
-    the question's ("the largest hot desert in North America" for "… the largest on
-    Earth?"), which answer a narrower question. A sentence of the first kind says which
-    thing holds the rank; another sentence only names things of the kind."""
-    ranked = _ranked_kinds(q.text)
+    fourth most populous"); and those that state it only within a scope that names what
+    the question's does not ("the largest hot desert in North America" for "… the
+    largest on Earth?", "in South Africa" for "in Africa"), which answer a narrower
+    question; a nationality in it ("of the German state of …") names nothing, and the
+    world's rank holds in any scope. A sentence of the first kind says which thing holds
+    the rank; another sentence only names things of the kind."""
+    ranked = ranked_kinds(q.text)
     if not ranked:
-        return frozenset(), frozenset()
-    asked = _scope_names(q.text, ranked)
-    out: set[str] = set()
-    other: set[str] = set()
+        return _RankStated(frozenset(), frozenset(), {})
+    complement = _rank_complement(q.text)
+    said: list[tuple[str, frozenset[str], tuple[int, int]]] = []  # each rank stated
     for s in sentences:
         found = list(_WORD.finditer(s))
-        low = [m.group(0).lower() for m in found]
-        stems = [q.related.get(x, x) for x in (tu.stem(w) for w in low)]
+        stems = [q.related.get(x, x) for x in (tu.stem(m.group(0).lower()) for m in found)]
+        if complement and not complement & set(stems):
+            continue  # "the first man and woman" for "the first man to walk on the Moon"
         for rank_word, noun in ranked:
-            for i, w in enumerate(stems):
-                if w != rank_word:
-                    continue
-                before = low[i - 1] if i else ""
-                by_most = not (low[i] in _ORDINAL_WORDS or _is_superlative(low[i], "JJ"))
-                if by_most:
-                    if before != "most":
-                        continue
-                    before = low[i - 2] if i > 1 else ""
-                if _ORDINAL.match(before):  # "second largest"; "second-largest" is one word
-                    continue
-                after = stems[i + 1 : i + 2 + _MAX_QUALIFIER]
-                if noun in after and set(after[: after.index(noun)]) <= q.stems:
-                    end = found[i + 1 + after.index(noun)].end()
-                elif low[i + 1 : i + 2] in (["in"], ["of"], ["on"]) and noun in stems[:i]:
-                    end = found[i].end()  # "the fifth planet from the Sun and the largest in …"
-                else:
-                    continue
-                scope = _scope(s[end:])
-                (other if asked and scope and not scope & asked else out).add(s)
-    return frozenset(out), frozenset(other - out)
+            for end in _rank_ends(q, s, found, stems, rank_word, noun):
+                scope, length = _scope(s[end:])
+                said.append((s, scope, (end, end + length)))
+    asked = _scope_names(q.text, ranked)
+    if not asked and any(scope == _WORLD for _, scope, _ in said):
+        asked = _WORLD  # "the largest country": in the world, as a sentence says it
+    out: set[str] = set()
+    other: set[str] = set()
+    scopes: dict[str, list[tuple[int, int]]] = {}
+    for s, scope, at in said:
+        narrower = asked and not (scope <= asked or scope == _WORLD)  # the world's holds
+        (other if narrower else out).add(s)
+        if at[1] > at[0] and not narrower:
+            scopes.setdefault(s, []).append(at)
+    return _RankStated(frozenset(out), frozenset(other - out), scopes)
 
 
-_SCOPE = re.compile(r"\s+(?:in|on|of)\s+([^,;:()?]*)")
+def _rank_ends(
+    q: QuestionInfo,
+    sentence: str,
+    found: Sequence[re.Match[str]],
+    stems: Sequence[str],
+    rank_word: str,
+    noun: str,
+) -> Iterator[int]:
+    """Where each statement of the rank with its noun ends in the sentence: after "the
+    largest hot desert" (qualifiers the question has between), or after "the largest" when
+    the noun went before ("the fifth planet from the Sun and the largest in …")."""
+    low = [m.group(0).lower() for m in found]
+    for i, w in enumerate(stems):
+        if w != rank_word:
+            continue
+        before = low[i - 1] if i else ""
+        if not (low[i] in _ORDINAL_WORDS or _is_superlative(low[i], "JJ")):  # "most …"
+            if before != "most":
+                continue
+            before = low[i - 2] if i > 1 else ""
+        if _ORDINAL.match(before):  # "second largest"; "second-largest" is one word
+            continue
+        after = stems[i + 1 : i + 2 + _MAX_QUALIFIER]
+        if noun in after and set(after[: after.index(noun)]) <= q.stems:
+            at = i + 1 + after.index(noun)
+            if not _modifies_next(sentence, found, at):
+                yield found[at].end()
+        elif low[i + 1 : i + 2] in (["in"], ["of"], ["on"]) and noun in stems[:i]:
+            yield found[i].end()
+
+
+# "in North America", "by area in Mainland Southeast Asia": to the clause's end
+_SCOPE = re.compile(r"\s+(?:by\s+\w+\s+)?(?:in|on|of)\s+((?:[^,;:()?.]|\.(?=\w))*)")
 _WHOLE_WORLD = frozenset({"world", "earth"})  # "on Earth" and "in the world" are one scope
+_WORLD = frozenset({"world"})
 _MAX_SCOPE_WORDS = 8
+# what ends the scope's phrase: "in the world and the third-largest desert overall",
+# "of North Rhine-Westphalia with nearly 1.1 million inhabitants", "in Africa is the Nile"
+_SCOPE_END = re.compile(
+    r"\s(?:and|or|but|which|who|that|with|by|after|before|since|is|was|are|were)\s"
+)
 
 
-def _scope(rest: str) -> frozenset[str]:
+def _modifies_next(sentence: str, found: Sequence[re.Match[str]], at: int) -> bool:
+    """The word at `at` modifies a noun right after it ("the largest ocean liner"), so
+    the rank is that noun's: a lower-case content word follows with no break between,
+    not a participle ("the first woman elected") nor an adverb ("ever", "known")."""
+    if at + 1 >= len(found) or sentence[found[at].end() : found[at + 1].start()].strip():
+        return False
+    nxt = found[at + 1].group(0)
+    return (
+        nxt.islower()
+        and nxt not in tu.STOPWORDS
+        and not nxt.endswith(("ed", "ing"))
+        and nxt not in _AFTER_RANK
+    )
+
+
+_AFTER_RANK = frozenset("ever yet known recorded overall alive today anywhere".split())
+
+
+@tu.tool_cache(maxsize=4096)
+def _rank_complement(question: str) -> frozenset[str]:
+    """The content stems of what the question's rank is "to" do: {walk, moon} of "the
+    first man to walk on the Moon". A sentence that says none of them states another
+    first."""
+    m = re.search(r"\b(?:first|last|only)\s+(?:\w+\s+){0,3}?\w+\s+to\s+([^,;:?]+)", question)
+    return tu.stem_set(m.group(1)) if m else frozenset()
+
+
+def _scope(rest: str) -> tuple[frozenset[str], int]:
     """The names of the place or group a rank is within, from the phrase that opens
     `rest` ("in North America" after "the largest hot desert"): stems of its capitalised
-    words, with "world" for the world or Earth."""
+    words, with "world" for the world or Earth; and the phrase's length in `rest`."""
     m = _SCOPE.match(rest)
     if m is None:
-        return frozenset()
-    words = _WORD.findall(m.group(1))[:_MAX_SCOPE_WORDS]
-    names = {tu.stem(w.lower()) for w in words if w[:1].isupper()}
+        return frozenset(), 0
+    phrase = _SCOPE_END.split(m.group(1))[0]
+    words = _WORD.findall(phrase)[:_MAX_SCOPE_WORDS]
+    names = {tu.stem(w.lower()) for w in words if w[:1].isupper() and not is_demonym(w)}
     world = {tu.stem(w.lower()) for w in words} & _WHOLE_WORLD
-    return frozenset((names - _WHOLE_WORLD) | ({"world"} if world else set()))
+    names_ = frozenset(names - _WHOLE_WORLD) | (_WORLD if world else frozenset())
+    return names_, m.start(1) + len(phrase)
 
 
 def _scope_names(question: str, ranked: tuple[tuple[str, str], ...]) -> frozenset[str]:
@@ -875,24 +952,40 @@ def _scope_names(question: str, ranked: tuple[tuple[str, str], ...]) -> frozense
             if w != rank_word:
                 continue
             at = i + 1 + stems[i + 1 :].index(noun) if noun in stems[i + 1 :] else i
-            out |= _scope(question[found[at].end() :])
+            out |= _scope(question[found[at].end() :])[0]
     return frozenset(out)
+
+
+def states_asked_rank(q: QuestionInfo, text: str) -> bool:
+    """The text states the rank the question asks for, as `_states_rank` reads a
+    sentence: "Jupiter is … the largest in the Solar System" for "What is the largest
+    planet in the Solar System?". What a search for such a question should put first."""
+    return bool(_states_rank(q, tu.sentences(text)).stating)
 
 
 def _by_rank(q: QuestionInfo, raw: list[_Raw], sentences: Sequence[str]) -> list[_Raw]:
     """For a question that asks for the first or the largest of a kind: the spans of the
     sentences that state that rank as asked, when some do; never a narrower rank's."""
-    if not _ranked_kinds(q.text):
+    if not ranked_kinds(q.text):
         return raw
     narrower = _qualified_rank(q, sentences)
     if narrower and any(r[1] not in narrower for r in raw):
         raw = [r for r in raw if r[1] not in narrower]
-    stating, elsewhere = _states_rank(q, sentences)
+    stated = _states_rank(q, sentences)
+    elsewhere, stating = stated.elsewhere, stated.stating
     if elsewhere and any(r[1] not in elsewhere for r in raw):
         raw = [r for r in raw if r[1] not in elsewhere]
     if stating and any(r[1] in stating for r in raw):
         raw = [r for r in raw if r[1] in stating]
+    if q.head and any(noun == q.head for _, noun in ranked_kinds(q.text)):
+        # "the longest river in the world" names where, not which river
+        kept = [r for r in raw if not _in_scope(r[0], stated.scopes.get(r[1], ()))]
+        raw = kept or raw
     return raw
+
+
+def _in_scope(span: Span, scopes: Sequence[tuple[int, int]]) -> bool:
+    return any(start <= span.start < end for start, end in scopes)
 
 
 _YEAR_STEM = tu.stem("year")
