@@ -663,6 +663,16 @@ def test_the_measure_a_rank_goes_by_does_not_hide_its_scope():
     assert "Myanmar" not in _texts(LARGEST_COUNTRY, [myanmar, RUSSIA])
 
 
+def test_the_nationality_of_the_place_the_question_names_states_its_rank():
+    # real sentences (vital-en, "Tiberius" and "Emperor Gaozu of Han"; CC BY-SA Wikipedia
+    # contributors)
+    ps = [Passage("T-1", "Tiberius", "", "He succeeded his stepfather Augustus, the first "
+                  "Roman emperor."),
+          Passage("G-1", "Emperor Gaozu of Han", "", "Emperor Gaozu of Han was the founder "
+                  "and first emperor of the Han dynasty.")]  # fmt: skip
+    assert "Emperor Gaozu of Han" not in _texts("Who was the first emperor of Rome?", ps)
+
+
 def test_a_nationality_before_a_persons_name_is_not_part_of_the_name():
     cands = rf.candidates(FIRST_WOMAN, [TERESHKOVA], names=frozenset({"valentina"}))
     assert "Valentina Tereshkova" in {c.text for c in cands}

@@ -795,7 +795,8 @@ def _qualified_rank(q: QuestionInfo, sentences: Sequence[str]) -> frozenset[str]
     plain: set[str] = set()
     narrower: set[str] = set()
     for s in sentences:
-        stems = [tu.stem(w.lower()) for w in _WORD.findall(s)]
+        words = _WORD.findall(s)
+        stems = [_as_named(w, q) for w in words]
         for rank_word, noun in ranked:
             for i, w in enumerate(stems):
                 if w != rank_word:
@@ -835,7 +836,7 @@ def _states_rank(q: QuestionInfo, sentences: Sequence[str]) -> _RankStated:
     said: list[tuple[str, frozenset[str], tuple[int, int]]] = []  # each rank stated
     for s in sentences:
         found = list(_WORD.finditer(s))
-        stems = [q.related.get(x, x) for x in (tu.stem(m.group(0).lower()) for m in found)]
+        stems = [q.related.get(x, x) for x in (_as_named(m.group(0), q) for m in found)]
         if complement and not complement & set(stems):
             continue  # "the first man and woman" for "the first man to walk on the Moon"
         for rank_word, noun in ranked:
@@ -854,6 +855,28 @@ def _states_rank(q: QuestionInfo, sentences: Sequence[str]) -> _RankStated:
         if at[1] > at[0] and not narrower:
             scopes.setdefault(s, []).append(at)
     return _RankStated(frozenset(out), frozenset(other - out), scopes)
+
+
+@tu.tool_cache(maxsize=4096)
+def _question_names(question: str) -> frozenset[str]:
+    """Stems of the capitalised words the question names after its first: "rome"."""
+    return frozenset(tu.stem(w.lower()) for w in tu.words(question)[1:] if w[:1].isupper())
+
+
+def _names_demonym(word: str, names: frozenset[str]) -> bool:
+    """The word is the nationality of a place the question names: "Roman" of "Rome",
+    "Chinese" of "China" (the two share their first three letters)."""
+    low = word.lower()
+    return is_demonym(word) and any(len(n) > 3 and n[:3] == low[:3] for n in names)
+
+
+def _as_named(word: str, q: QuestionInfo) -> str:
+    """A sentence word's stem, a nationality of a place the question names read as that
+    place: "the first Roman emperor" states the question's "first emperor of Rome"."""
+    names = _question_names(q.text)
+    if names and _names_demonym(word, names):
+        return next(n for n in sorted(names) if n[:3] == word.lower()[:3])
+    return tu.stem(word.lower())
 
 
 def _rank_ends(
