@@ -93,8 +93,7 @@ def initial(question: str) -> Formulation:
     """The question itself; for a comparison, one query per option as well."""
 
     ranked = rf.analyse(question) if rf.ranked_kinds(question) else None
-    names = [ranking.quick_stems(n) for n in ranking.question_names(question)
-             if n.lower() not in _WHOLE_WORLD]  # fmt: skip
+    names = _topic_names(question) if ranked is not None else []
 
     def scorer(p: Passage) -> float:
         score = ranking.hybrid_score(p, question)
@@ -108,6 +107,13 @@ def initial(question: str) -> Formulation:
     queries = comparison.option_queries(question)
     scorers = [_option_scorer(q, name) for q, name in zip(queries, c.names, strict=True)]
     return Formulation("initial", [*queries, question], scorer, query_scorers=[*scorers, scorer])
+
+
+def _topic_names(question: str) -> list[frozenset[str]]:
+    """The stems of each name the question gives, but the Earth or the world, which only
+    scope what it asks ("the largest hot desert on Earth")."""
+    stems = (ranking.quick_stems(n) for n in ranking.question_names(question))
+    return [s for s in stems if s and not s <= rf.WHOLE_WORLD]
 
 
 def _states_rank_of(p: Passage, ranked: rf.QuestionInfo, names: list[frozenset[str]]) -> bool:
@@ -170,11 +176,6 @@ _NOT_A_NAME_TAGS = frozenset("RB RBR RBS IN VBG VBN JJ JJR JJS".split())
 _WH_DETERMINERS = frozenset({"which", "what", "whose"})
 
 
-# "the largest hot desert on Earth": the whole world, which a passage may call "the
-# world"; a scope, not a topic every follow-up passage must name
-_WHOLE_WORLD = frozenset({"earth", "the earth"})
-
-
 def topic_anchors(question: str, answer: str) -> list[frozenset[str]]:
     """The stems of each entity the question names ("Loki", "Davao City"), less the
     answer's, and of each term it quotes ("the term 'geography'"): what a follow-up
@@ -192,8 +193,8 @@ def topic_anchors(question: str, answer: str) -> list[frozenset[str]]:
             tags = tu.pos_tags(question[0].lower() + question[1:])
             if tags and tags[0][1] in _NOT_A_NAME_TAGS:
                 continue
-        if e.lower() in _WHOLE_WORLD:
-            continue
+        if ranking.quick_stems(e) <= rf.WHOLE_WORLD:
+            continue  # "on Earth" scopes what is asked: a passage may say "in the world"
         anchor = ranking.quick_stems(e) - a_stems  # as `names_anchor` reads passages
         if anchor:
             anchors.append(anchor)

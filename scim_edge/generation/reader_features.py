@@ -912,7 +912,7 @@ def _rank_ends(
 
 # "in North America", "by area in Mainland Southeast Asia": to the clause's end
 _SCOPE = re.compile(r"\s+(?:by\s+\w+\s+)?(?:in|on|of)\s+((?:[^,;:()?.]|\.(?=\w))*)")
-_WHOLE_WORLD = frozenset({"world", "earth"})  # "on Earth" and "in the world" are one scope
+WHOLE_WORLD = frozenset({"world", "earth"})  # "on Earth" and "in the world" are one scope
 _WORLD = frozenset({"world"})
 _MAX_SCOPE_WORDS = 8
 # what ends the scope's phrase: "in the world and the third-largest desert overall",
@@ -959,8 +959,8 @@ def _scope(rest: str) -> tuple[frozenset[str], int]:
     phrase = _SCOPE_END.split(m.group(1))[0]
     words = _WORD.findall(phrase)[:_MAX_SCOPE_WORDS]
     names = {tu.stem(w.lower()) for w in words if w[:1].isupper() and not is_demonym(w)}
-    world = {tu.stem(w.lower()) for w in words} & _WHOLE_WORLD
-    names_ = frozenset(names - _WHOLE_WORLD) | (_WORLD if world else frozenset())
+    world = {tu.stem(w.lower()) for w in words} & WHOLE_WORLD
+    names_ = frozenset(names - WHOLE_WORLD) | (_WORLD if world else frozenset())
     return names_, m.start(1) + len(phrase)
 
 
