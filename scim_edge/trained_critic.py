@@ -48,6 +48,7 @@ from scim_edge.errors import ModelError
 from scim_edge.evaluation.calibration import auroc, ece
 from scim_edge.evaluation.metrics import normalize_answer
 from scim_edge.linear import LinearModel, fit_logistic, fit_platt, sigmoid
+from scim_edge.refit_choice import better_beyond_chance
 from scim_edge.scim_policy import algorithm1, returned
 
 CRITIC_FILE = "critic.json"
@@ -272,17 +273,22 @@ def train_from_rows(
     return critic
 
 
-def _asked_mix_metrics(
-    rows: Sequence[Mapping[str, Any]], idx: Sequence[int], p: np.ndarray, y: np.ndarray
-) -> dict[str, float]:
-    """Metrics on the rounds `idx` at the asked mix, the one the confidence is calibrated
-    for: every visible round, and as many hidden ones (a fixed choice by pair id) as make
-    them `ASKED_HIDDEN_SHARE` of the whole."""
+def _asked_mix(rows: Sequence[Mapping[str, Any]], idx: Sequence[int]) -> list[int]:
+    """The rounds of `idx` at the asked mix, the one the confidence is calibrated for:
+    every visible round, and as many hidden ones (a fixed choice by pair id) as make them
+    `ASKED_HIDDEN_SHARE` of the whole."""
     seen = [i for i in idx if not rows[i].get("source_hidden")]
     hidden = sorted((i for i in idx if rows[i].get("source_hidden")),
                     key=lambda i: zlib.crc32(str(rows[i]["pair_id"]).encode()))  # fmt: skip
     k = round(len(seen) * ASKED_HIDDEN_SHARE / (1.0 - ASKED_HIDDEN_SHARE))
-    chosen = seen + hidden[:k]
+    return seen + hidden[:k]
+
+
+def _asked_mix_metrics(
+    rows: Sequence[Mapping[str, Any]], idx: Sequence[int], p: np.ndarray, y: np.ndarray
+) -> dict[str, float]:
+    """Metrics on the rounds `idx` at the asked mix (`_asked_mix`)."""
+    chosen = _asked_mix(rows, idx)
     return metrics(p[chosen], y[chosen]) if chosen else {}
 
 
@@ -304,9 +310,10 @@ def shipped_instead(
     rows: Sequence[Mapping[str, Any]],
     shipped: TrainedCritic | None = None,
 ) -> dict[str, float] | None:
-    """The shipped Critic's held-out figures on `rows` when it judges them better than
-    `critic` (a lower Brier score at the asked mix, calibration and ranking both
-    counted); None when `critic` is as good, or the shipped one is for another generator.
+    """The shipped Critic's held-out figures on `rows` unless `critic` judges them better
+    beyond chance (a lower squared error at the asked mix, calibration and ranking both
+    counted, by more than one standard error of the paired difference: `refit_choice`);
+    None when it does, or the shipped one is for another generator.
 
     A Critic fitted on a small index's few practice rounds can be worse on that index's
     own held-out rounds than the shipped one, fitted on 6,000 questions: on the sample
@@ -320,10 +327,14 @@ def shipped_instead(
             return None
     if shipped.generator != critic.generator:
         return None
-    own, theirs = critic.heldout, heldout_figures(shipped, rows)
-    if not own or not theirs or theirs["brier"] >= own["brier"]:
+    _, meas = _heldout_halves(rows)
+    chosen = _asked_mix(rows, meas)
+    if not critic.heldout or not chosen:
         return None
-    return theirs
+    X = np.array([vector(rows[i]["features"]) for i in chosen])
+    y = np.array([float(rows[i]["correct"]) for i in chosen])
+    gain = (shipped.probabilities(X) - y) ** 2 - (critic.probabilities(X) - y) ** 2
+    return None if better_beyond_chance(gain) else heldout_figures(shipped, rows)
 
 
 def repeat_confidence(

@@ -165,6 +165,26 @@ def test_the_shipped_reader_stays_on_a_tie():
     assert shipped_reads_as_well(load_weights(default_weights_path()), data, pairs) == 0.0
 
 
+def test_a_refit_that_leads_by_chance_does_not_replace_the_shipped_reader():
+    import numpy as np
+
+    from scim_edge.refit_choice import better_beyond_chance
+
+    own = np.array([1.0, 1.0, 0.0] + [0.0] * 37)  # one question more of forty
+    shipped = np.array([0.0, 0.0, 1.0] + [0.0] * 37)
+    assert not better_beyond_chance(own - shipped)
+
+
+def test_a_refit_that_leads_beyond_chance_replaces_the_shipped_reader():
+    import numpy as np
+
+    from scim_edge.refit_choice import better_beyond_chance
+
+    own = np.array([1.0] * 10 + [0.0] * 30)
+    shipped = np.zeros(40)
+    assert better_beyond_chance(own - shipped)
+
+
 def test_kept_shipped_reader_weights_are_written_with_the_index_names(index_copy, monkeypatch):
     from scim_edge.generation.reader import default_weights_path, load_weights
     from scim_edge.practice import runner

@@ -521,6 +521,11 @@ def test_a_critic_keeps_its_place_against_a_worse_one():
     assert tc.shipped_instead(weak, rows, strong) is None
 
 
+def test_a_critic_no_better_than_the_shipped_one_beyond_chance_gives_way_to_it():
+    rows, strong = _few_and_many()
+    assert tc.shipped_instead(strong, rows, strong) is not None  # level on every round
+
+
 def _heldout_copy(rows: list[dict]) -> list[dict]:
     return [{**r, "pair_id": "h" + r["pair_id"], "split": "heldout"} for r in rows[:400]]
 

@@ -58,6 +58,7 @@ from scim_edge.practice.questions import (
     comparison_pairs,
     pairs_from_passages,
 )
+from scim_edge.refit_choice import better_beyond_chance
 from scim_edge.sentence_similarity import SentenceSimilarity
 from scim_edge.settings import Settings
 
@@ -274,33 +275,39 @@ def fit_reader(data: dict[str, np.ndarray], pairs: Sequence[PracticePair]) -> tu
     return model, figures
 
 
-def _top1(model: LinearModel, data: dict[str, np.ndarray], keep: np.ndarray) -> float | None:
-    """The share of the kept groups whose top-scored candidate is a right answer."""
+def _hits(model: LinearModel, data: dict[str, np.ndarray], keep: np.ndarray) -> np.ndarray:
+    """For each kept group, 1.0 when its top-scored candidate is a right answer, else 0.0."""
     X, y, starts = _groups(data, keep)
     if not len(starts):
-        return None
+        return np.zeros(0)
     p = group_softmax(model.score(X), starts)
     ends = np.append(starts[1:], len(y))
-    hits = [y[s + int(np.argmax(p[s:e]))] > 0 for s, e in zip(starts, ends, strict=True)]
-    return round(float(np.mean(hits)), 4)
+    return np.array([float(y[s + int(np.argmax(p[s:e]))] > 0)
+                     for s, e in zip(starts, ends, strict=True)])  # fmt: skip
+
+
+def _top1(model: LinearModel, data: dict[str, np.ndarray], keep: np.ndarray) -> float | None:
+    """The share of the kept groups whose top-scored candidate is a right answer."""
+    hits = _hits(model, data, keep)
+    return round(float(hits.mean()), 4) if len(hits) else None
 
 
 def shipped_reads_as_well(
     fitted: LinearModel, data: dict[str, np.ndarray], pairs: Sequence[PracticePair]
 ) -> float | None:
-    """The shipped weights' held-out top-1 when they pick the right answer at least as often
-    as the weights just fitted, on this index's own held-out practice questions; else None.
+    """The shipped weights' held-out top-1 unless the weights just fitted read this index's
+    own held-out practice questions better beyond chance (`refit_choice`); else None.
 
     Practice re-fits the reader for the user's index, but a fit on a few thousand made-up
     questions varies with the draw: on an index where the shipped weights read its held-out
     questions as well, they stay, as the shipped Critic does (`shipped_instead`)."""
     split = np.array([pairs[i].split for i in data["pair"]])
     keep = _has_positive(data) & (split == "heldout")
-    own = _top1(fitted, data, keep)
-    shipped = _top1(load_weights(default_weights_path()), data, keep)
-    if own is None or shipped is None or shipped < own:
+    own = _hits(fitted, data, keep)
+    shipped = _hits(load_weights(default_weights_path()), data, keep)
+    if not len(own) or better_beyond_chance(own - shipped):
         return None
-    return shipped
+    return round(float(shipped.mean()), 4)
 
 
 def trace_rows(engine: Any, pair: PracticePair, settings: Settings) -> list[dict[str, Any]]:
