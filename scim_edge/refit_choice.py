@@ -4,10 +4,9 @@ Practice fits a reader and a Critic on a few thousand questions it made from the
 compares each with the shipped model on the same held-out practice questions. Picking the
 better of two by such a sample favours the one the draw happens to suit: on vital-en,
 refits that read its held-out practice questions within half a point of the shipped reader
-read people's questions 1.7 to 3 points worse, and a Critic fitted there with a Brier score
-level with the shipped one's ranked people's answers worse (docs/findings.md). So a refit
-replaces the shipped model only when its lead on the held-out questions is more than one
-standard error of the paired difference: more than the draw alone gives.
+read people's questions 1.7 to 3 points worse (docs/findings.md). So a refit replaces the
+shipped model only when its lead on the held-out questions is more than one standard error
+of the paired difference: more than the draw alone gives.
 """
 
 from __future__ import annotations
