@@ -547,7 +547,7 @@ def test_a_superlative_whose_noun_the_question_said_before_ranks_that_noun():
 
 
 # Real sentences (vital-en, "Chihuahuan Desert" and "Sahara"; CC BY-SA Wikipedia
-# contributors), their pronoun resolved as the reader reads them.
+# contributors), shortened, their pronoun replaced by the name it stands for.
 CHIHUAHUAN = Passage("H-1", "Chihuahuan Desert", "", "With an area of about 501,896 "
                      "km2, the Chihuahuan Desert is the largest hot desert in North "
                      "America.")  # fmt: skip
