@@ -964,6 +964,7 @@ def _scope(rest: str) -> tuple[frozenset[str], int]:
     return names_, m.start(1) + len(phrase)
 
 
+@tu.tool_cache(maxsize=4096)  # read for every candidate passage of a rank question
 def _scope_names(question: str, ranked: tuple[tuple[str, str], ...]) -> frozenset[str]:
     """The scope the question gives its rank: "the largest planet in the Solar System",
     "the largest on Earth"."""
